@@ -1,0 +1,1 @@
+"""Storage engines: one interface (``base.Engine``), one module per database."""

@@ -1,0 +1,262 @@
+"""The storage interface every engine implements.
+
+It is a set of *domain operations*, not a query passthrough: the façade
+(``SessionsGraph``) validates input and builds models; an engine stores and
+fetches records. Records are plain dicts whose keys are the field names of the
+models in ``sessions_graph.models`` (so ``Memory(**row)`` works); plain dicts
+keep pydantic off the hook path, where every millisecond of import counts.
+
+Every write that changes a session's content (new actions; saving, updating
+or deleting a memory it produced; ``end_session``; ``mark_pending``) increments
+the session's ``content_version``, and a session that was reconciled or failed
+goes back to pending (a running one is sent back when its run finishes).
+
+Timestamps are ISO 8601 UTC strings (``2026-11-29T13:37:00.000000+00:00``),
+which sort as text in both engines. Every method that writes is atomic: it
+either applies whole or raises.
+
+Graph shape, the same logically in both engines::
+
+    (:User {user_id})-[:HAS_MEMORY]->(:Memory)
+    (:User)-[:HAD_SESSION]->(:Session)-[:HAS_ACTION]->(:Action)-[:FOLLOWED_BY]->(:Action)
+    (:Session)-[:PRODUCED_MEMORY]->(:Memory)
+    (:Action|Memory)-[:HAS_CHUNK]->(:Chunk {hash, text})
+    (:Entity)-[:MENTIONED_IN]->(:Chunk); (:Entity)-[:RELATED]->(:Entity)
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+Record = dict[str, Any]
+
+#: Session.reconciliation_status values.
+PENDING, RUNNING, RECONCILED, FAILED = "pending", "running", "reconciled", "failed"
+
+#: Action.action_type values, as Memgraph's Actions Graph names them.
+ACTION_TYPES = frozenset(
+    {"user_message", "assistant_message", "tool_call", "tool_result", "system_message"}
+)
+
+
+class Engine(ABC):
+    """A storage engine. Instances are used from one thread at a time."""
+
+    #: Short name shown by ``status``: "embedded" or "memgraph".
+    name: str
+
+    # -- lifecycle ---------------------------------------------------------
+    @abstractmethod
+    def setup(self) -> None:
+        """Create the schema (constraints, indexes, text index). Idempotent."""
+
+    @abstractmethod
+    def drop(self) -> None:
+        """Remove the schema objects ``setup`` made (and, embedded, the data)."""
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release connections. Safe to call twice."""
+
+    @abstractmethod
+    def status(self) -> Record:
+        """``engine``, ``location``, ``schema_version`` and node ``counts``."""
+
+    # -- memories ----------------------------------------------------------
+    @abstractmethod
+    def save_memory(self, memory: Record) -> None:
+        """Store a new Memory (all fields given) and MERGE its User (and Session
+        when ``session_id`` is set) with HAS_MEMORY / PRODUCED_MEMORY."""
+
+    @abstractmethod
+    def get_memory(self, memory_id: str, user_id: str | None = None) -> Record | None:
+        """The memory, or None (also None when ``user_id`` is given and differs)."""
+
+    @abstractmethod
+    def list_memories(self, user_id: str, limit: int) -> list[Record]:
+        """A user's memories, newest first (``created_at`` then ``memory_id`` desc)."""
+
+    @abstractmethod
+    def list_session_memories(self, session_id: str, limit: int) -> list[Record]:
+        """Memories a session produced, newest first."""
+
+    @abstractmethod
+    def search_memories(self, user_id: str, query: Any, limit: int) -> list[Record]:
+        """Full-text search of one user's memories, most relevant first.
+
+        ``query`` is a parsed ``sessions_graph.query.Node``; each record carries a
+        ``score`` (higher is more relevant). No other user's memory may ever be
+        returned, and no user's results may be cut by other users' matches.
+        """
+
+    @abstractmethod
+    def update_memory(
+        self, memory_id: str, content: str, updated_at: str, user_id: str | None = None
+    ) -> Record | None:
+        """Replace the content; return the updated record, or None if not found."""
+
+    @abstractmethod
+    def delete_memory(self, memory_id: str, user_id: str | None = None) -> bool:
+        """Delete the memory (and its chunk links); True if it existed."""
+
+    # -- sessions and actions ----------------------------------------------
+    @abstractmethod
+    def start_session(
+        self,
+        session_id: str,
+        user_id: str,
+        started_at: str,
+        cwd: str | None,
+        project_key: str | None,
+    ) -> None:
+        """MERGE the User and the Session with HAD_SESSION. Calling it again for
+        a known session keeps ``started_at`` and fills in cwd / project_key if they
+        were unset."""
+
+    @abstractmethod
+    def add_actions(
+        self, session_id: str, user_id: str, actions: Sequence[Record]
+    ) -> int:
+        """Append actions to a session in one transaction; return how many were new.
+
+        Each action has ``action_id``, ``action_type``, ``text``, ``timestamp``,
+        ``tool_name``, ``tool_use_id``, ``is_error``. An ``action_id`` already stored
+        is skipped (delivery is at-least-once). New actions get the next ``seq``
+        numbers and are chained to the previous last action with FOLLOWED_BY.
+        The session (and user) are MERGEd if unknown. A session that was
+        reconciled or failed and receives new actions goes back to pending.
+        """
+
+    @abstractmethod
+    def end_session(self, session_id: str, ended_at: str) -> bool:
+        """Set ``ended_at`` and mark the session pending; False if unknown."""
+
+    @abstractmethod
+    def mark_pending(self, session_id: str) -> bool:
+        """Set ``reconciliation_status = 'pending'`` unless a run holds the session;
+        False if the session is unknown."""
+
+    @abstractmethod
+    def pending_sessions(self, limit: int, include_failed: bool = False) -> list[Record]:
+        """Sessions waiting for reconciliation, oldest first; with
+        ``include_failed`` failed ones too; running ones whose claim expired too."""
+
+    @abstractmethod
+    def get_session(self, session_id: str) -> Record | None:
+        """The session record (with ``action_count``), or None."""
+
+    @abstractmethod
+    def get_actions(self, session_id: str) -> list[Record]:
+        """A session's actions in order (``seq`` ascending)."""
+
+    @abstractmethod
+    def get_import_cursor(self, session_id: str, source: str) -> int:
+        """How far (bytes) a transcript ``source`` has been imported; 0 if never."""
+
+    @abstractmethod
+    def set_import_cursor(self, session_id: str, source: str, offset: int) -> None:
+        """Remember how far a transcript has been imported."""
+
+    # -- reconciliation ------------------------------------------------------
+    # A run claims sessions with an owner and a lease; everything it writes is
+    # keyed by content hashes, so a run killed at any point leaves nothing
+    # doubled and the next run picks up where it stopped.
+
+    @abstractmethod
+    def claim_sessions(
+        self,
+        owner: str,
+        lease_seconds: float,
+        limit: int,
+        include_failed: bool = False,
+        session_id: str | None = None,
+    ) -> list[Record]:
+        """Atomically claim up to ``limit`` sessions for ``owner``; return them.
+
+        Claimable: pending ones (failed ones too with ``include_failed``) and
+        running ones whose lease expired; oldest first (``ended_at``, else
+        ``started_at``). With ``session_id``, only that session, in any status
+        except running under a live lease. A claim sets status running,
+        ``claim_owner``, ``claim_expires_at`` and remembers the session's
+        ``content_version``, so that content arriving during the run sends the
+        session back to pending when the run finishes.
+        """
+
+    @abstractmethod
+    def renew_claim(self, session_id: str, owner: str, lease_seconds: float) -> bool:
+        """Extend ``owner``'s lease; False if the claim was lost."""
+
+    @abstractmethod
+    def reconcilable_units(self, session_id: str) -> list[Record]:
+        """The session's Actions and produced Memories as units to chunk:
+        ``unit_kind`` ("action" | "memory"), ``unit_id``, ``text`` and
+        ``content_hash`` (of the text as last chunked, None if never)."""
+
+    @abstractmethod
+    def set_unit_chunks(
+        self, unit_kind: str, unit_id: str, content_hash: str, chunks: Sequence[Record]
+    ) -> None:
+        """In one transaction: MERGE ``chunks`` ({hash, text}) by hash, make them
+        the unit's only HAS_CHUNK targets (in order) and record ``content_hash``
+        on the unit. Chunks no unit references any more are deleted, with
+        their mentions; entities left with no mention are deleted with their
+        relations."""
+
+    @abstractmethod
+    def unextracted_chunks(self, session_id: str, workspace: str) -> list[Record]:
+        """Chunks ({hash, text}) of the session's units not yet extracted into
+        ``workspace``, in unit order, each once."""
+
+    @abstractmethod
+    def save_extraction(
+        self,
+        chunk_hash: str,
+        workspace: str,
+        entities: Sequence[Record],
+        relations: Sequence[Record],
+    ) -> None:
+        """In one transaction, record what extraction found in one chunk and mark
+        the chunk extracted for ``workspace``. ``entities``: {name, entity_type,
+        description}; ``relations``: {source, target, description, keywords,
+        weight}. An entity is one node per (workspace, name), linked to every
+        chunk that mentions it; the description is kept per mention, so that
+        reading an entity never shows text from another user's chunk. Saving
+        the same chunk again replaces its mentions and relations."""
+
+    @abstractmethod
+    def finish_reconciliation(
+        self,
+        session_id: str,
+        owner: str,
+        status: str,
+        finished_at: str,
+        summary: Record | None,
+        error: str | None,
+    ) -> bool:
+        """End ``owner``'s run: status ``reconciled`` (sets ``reconciled_at``) or
+        ``failed`` (keeps ``error``); ``last_summary`` stored as given. If the
+        content changed since the claim, the session goes to pending instead
+        of reconciled. False (and no change) if ``owner`` no longer holds it."""
+
+    @abstractmethod
+    def session_entities(self, session_id: str) -> list[Record]:
+        """Entities mentioned in a session's chunks: ``name``, ``entity_type``,
+        ``workspace``, ``description`` (from this session's mentions only) and
+        ``mentions`` (count of this session's chunks naming it), by name."""
+
+    @abstractmethod
+    def entity_sessions(self, name: str, user_id: str) -> list[Record]:
+        """This user's sessions whose chunks mention the entity ``name`` (matched
+        case-insensitively, any workspace), newest first."""
+
+    @abstractmethod
+    def forget_session(self, session_id: str) -> Record:
+        """Delete the session, its actions and memories, and chunks / entities
+        nothing else references. Returns counts of what was deleted."""
+
+    @abstractmethod
+    def forget_user(self, user_id: str) -> Record:
+        """``forget_session`` for each of the user's sessions, plus the user's
+        memories and the User itself. Returns counts."""

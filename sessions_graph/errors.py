@@ -1,0 +1,35 @@
+"""The package's own exceptions.
+
+Every error a user can cause or observe is one of these, so that callers can
+catch ``SessionsGraphError`` and the CLI and hooks can print one clean line.
+"""
+
+from __future__ import annotations
+
+
+class SessionsGraphError(Exception):
+    """Base class of every error sessions-graph raises on purpose."""
+
+
+class MemoryValidationError(SessionsGraphError, ValueError):
+    """A field (an id, a content, a limit) is not acceptable; nothing was written."""
+
+
+class InvalidQueryError(SessionsGraphError, ValueError):
+    """A search query is not in the supported Tantivy query syntax."""
+
+
+class StoreError(SessionsGraphError):
+    """The storage engine failed; the message carries the engine's own words."""
+
+
+class StoreUnavailableError(StoreError):
+    """The store cannot be reached or opened (server down, path unwritable)."""
+
+
+class ConfigError(SessionsGraphError):
+    """A setting is missing or malformed."""
+
+
+class ReconciliationNotConfiguredError(ConfigError):
+    """Reconciliation needs an LLM and none is configured."""

@@ -1,0 +1,282 @@
+"""``SessionsGraph``: the one entry point. Validates, stamps, delegates.
+
+The façade owns every rule that must hold on both engines (id patterns, size
+limits, query syntax, timestamps); engines only store and fetch.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from sessions_graph import query as query_lang
+from sessions_graph.engines.base import ACTION_TYPES, Engine
+from sessions_graph.errors import MemoryValidationError
+from sessions_graph.settings import Settings, load_settings
+from sessions_graph.validation import (
+    check_content,
+    check_id,
+    check_limit,
+    check_optional_id,
+)
+
+if TYPE_CHECKING:
+    from sessions_graph.models import Action, EntityMention, Memory, Session
+
+#: Largest text stored on one Action, in characters; longer text is cut.
+MAX_ACTION_CHARS = 200_000
+
+_last_stamp = 0.0
+
+
+def utcnow() -> str:
+    """Now as ISO 8601 UTC, strictly increasing within this process, so that
+    "newest first" is well defined for writes made in the same microsecond."""
+    global _last_stamp
+    now = max(time.time(), _last_stamp + 1e-6)
+    _last_stamp = now
+    return datetime.fromtimestamp(now, tz=timezone.utc).isoformat(timespec="microseconds")
+
+
+def _models() -> Any:
+    # pydantic costs ~80 ms to import; hooks only write, so they never pay it.
+    from sessions_graph import models
+
+    return models
+
+
+def open_engine(settings: Settings) -> Engine:
+    """The engine the settings name: Memgraph if configured, else embedded."""
+    if settings.engine_name == "memgraph":
+        from sessions_graph.engines.memgraph import MemgraphEngine
+
+        return MemgraphEngine(
+            settings.memgraph_uri,
+            user=settings.memgraph_user,
+            password=settings.memgraph_password,
+            database=settings.memgraph_database or None,
+        )
+    if settings.engine_name != "embedded":
+        raise MemoryValidationError(
+            f"unknown engine {settings.engine_name!r}: use 'embedded' or 'memgraph'"
+        )
+    from sessions_graph.engines.sqlite import SQLiteEngine
+
+    return SQLiteEngine(settings.db)
+
+
+class SessionsGraph:
+    """Cross-session memory for agents.
+
+    >>> graph = SessionsGraph()          # engine from the environment / config
+    >>> graph.setup()
+    >>> graph.save_memory(user_id="alice", content="Prefers Python")
+
+    Pass ``engine=`` to use a specific engine, or ``settings=`` / keyword
+    settings (``db=...``, ``memgraph_url=...``) to choose one.
+    """
+
+    def __init__(
+        self, *, engine: Engine | None = None, settings: Settings | None = None, **overrides: Any
+    ) -> None:
+        self.settings = settings or load_settings(**overrides)
+        self.engine = engine or open_engine(self.settings)
+
+    def __enter__(self) -> SessionsGraph:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- lifecycle ---------------------------------------------------------
+    def setup(self) -> None:
+        """Create the schema; safe to call any number of times."""
+        self.engine.setup()
+
+    def drop(self) -> None:
+        """Remove what ``setup`` created."""
+        self.engine.drop()
+
+    def close(self) -> None:
+        self.engine.close()
+
+    def status(self) -> dict[str, Any]:
+        """Engine, location, schema version and counts."""
+        return self.engine.status()
+
+    # -- memories ----------------------------------------------------------
+    def save_memory(
+        self, user_id: str, content: str, session_id: str | None = None
+    ) -> Memory:
+        """Store a new memory for ``user_id`` (linked to ``session_id`` if given)."""
+        check_id(user_id, "user_id")
+        check_content(content)
+        check_optional_id(session_id, "session_id")
+        now = utcnow()
+        row = {
+            "memory_id": str(uuid.uuid4()),
+            "user_id": user_id,
+            "content": content,
+            "session_id": session_id,
+            "created_at": now,
+            "updated_at": now,
+        }
+        self.engine.save_memory(row)
+        return _models().Memory(**row)
+
+    def get_memory(self, memory_id: str, user_id: str | None = None) -> Memory | None:
+        check_id(memory_id, "memory_id")
+        check_optional_id(user_id, "user_id")
+        row = self.engine.get_memory(memory_id, user_id)
+        return _models().Memory(**row) if row else None
+
+    def get_memories(self, user_id: str, limit: int = 100) -> list[Memory]:
+        """A user's memories, newest first."""
+        check_id(user_id, "user_id")
+        rows = self.engine.list_memories(user_id, check_limit(limit))
+        return [_models().Memory(**r) for r in rows]
+
+    def get_memories_for_session(self, session_id: str, limit: int = 100) -> list[Memory]:
+        """The memories a session produced, newest first."""
+        check_id(session_id, "session_id")
+        rows = self.engine.list_session_memories(session_id, check_limit(limit))
+        return [_models().Memory(**r) for r in rows]
+
+    def search_memories(self, user_id: str, query: str, limit: int = 10) -> list[Memory]:
+        """Full-text search of one user's memories, most relevant first.
+
+        ``query`` uses Tantivy's syntax (words, "phrases", AND / OR / NOT,
+        parentheses, ``prefix*``); anything else raises ``InvalidQueryError``.
+        """
+        check_id(user_id, "user_id")
+        parsed = query_lang.parse(query)
+        rows = self.engine.search_memories(user_id, parsed, check_limit(limit))
+        return [_models().Memory(**r) for r in rows]
+
+    def update_memory(
+        self, memory_id: str, content: str, *, user_id: str | None = None
+    ) -> Memory | None:
+        """Replace a memory's content; None if not found (or not ``user_id``'s)."""
+        check_id(memory_id, "memory_id")
+        check_content(content)
+        check_optional_id(user_id, "user_id")
+        row = self.engine.update_memory(memory_id, content, utcnow(), user_id)
+        return _models().Memory(**row) if row else None
+
+    def delete_memory(self, memory_id: str, *, user_id: str | None = None) -> bool:
+        """Delete a memory; False if not found (or not ``user_id``'s)."""
+        check_id(memory_id, "memory_id")
+        check_optional_id(user_id, "user_id")
+        return self.engine.delete_memory(memory_id, user_id)
+
+    # -- sessions and actions ----------------------------------------------
+    def record_session_start(
+        self,
+        session_id: str,
+        *,
+        user_id: str,
+        cwd: str | None = None,
+        project_key: str | None = None,
+    ) -> None:
+        """MERGE the user and the session (idempotent)."""
+        check_id(session_id, "session_id")
+        check_id(user_id, "user_id")
+        for name, value in (("cwd", cwd), ("project_key", project_key)):
+            if value is not None and (not isinstance(value, str) or len(value) > 4096):
+                raise MemoryValidationError(f"{name} must be a string of at most 4096 characters")
+        self.engine.start_session(session_id, user_id, utcnow(), cwd, project_key)
+
+    def record_actions(
+        self, session_id: str, actions: Iterable[Mapping[str, Any]], *, user_id: str | None = None
+    ) -> int:
+        """Append a batch of actions in one transaction; returns how many were new.
+
+        Each action is a mapping with ``action_id`` and ``action_type`` (one of
+        ``ACTION_TYPES``) and optionally ``text``, ``timestamp``, ``tool_name``,
+        ``tool_use_id``, ``is_error``. An ``action_id`` already stored is skipped.
+        ``user_id`` is needed only when the session was never started.
+        """
+        check_id(session_id, "session_id")
+        user_id = check_id(user_id or self.settings.user_id, "user_id")
+        rows = [_action_row(a) for a in actions]
+        if not rows:
+            return 0
+        return self.engine.add_actions(session_id, user_id, rows)
+
+    def record_session_end(self, session_id: str) -> bool:
+        """Mark the session ended and pending reconciliation. Fast: no LLM here."""
+        check_id(session_id, "session_id")
+        return self.engine.end_session(session_id, utcnow())
+
+    def mark_pending(self, session_id: str) -> bool:
+        """Queue the session for reconciliation (e.g. at the end of a turn)."""
+        check_id(session_id, "session_id")
+        return self.engine.mark_pending(session_id)
+
+    def pending_sessions(self, limit: int = 100, *, include_failed: bool = False) -> list[Session]:
+        """Sessions waiting for reconciliation, oldest first."""
+        rows = self.engine.pending_sessions(check_limit(limit), include_failed)
+        return [_models().Session(**r) for r in rows]
+
+    def get_session(self, session_id: str) -> Session | None:
+        check_id(session_id, "session_id")
+        row = self.engine.get_session(session_id)
+        return _models().Session(**row) if row else None
+
+    def get_actions(self, session_id: str) -> list[Action]:
+        """A session's actions, in the order they happened."""
+        check_id(session_id, "session_id")
+        return [_models().Action(**r) for r in self.engine.get_actions(session_id)]
+
+    # -- reading what reconciliation found ---------------------------------
+    def session_entities(self, session_id: str) -> list[EntityMention]:
+        """Entities mentioned in a session, as this session mentions them."""
+        check_id(session_id, "session_id")
+        return [_models().EntityMention(**r) for r in self.engine.session_entities(session_id)]
+
+    def entity_sessions(self, name: str, *, user_id: str) -> list[Session]:
+        """Which of this user's sessions mention an entity: cross-session recall."""
+        check_id(user_id, "user_id")
+        if not isinstance(name, str) or not name.strip() or len(name) > 500:
+            raise MemoryValidationError("entity name must be a non-empty string (<= 500 chars)")
+        return [_models().Session(**r) for r in self.engine.entity_sessions(name.strip(), user_id)]
+
+    def forget_session(self, session_id: str) -> dict[str, int]:
+        """Delete a session and everything only it produced."""
+        check_id(session_id, "session_id")
+        return self.engine.forget_session(session_id)
+
+    def forget_user(self, user_id: str) -> dict[str, int]:
+        """Delete a user and everything only they produced."""
+        check_id(user_id, "user_id")
+        return self.engine.forget_user(user_id)
+
+
+def _action_row(action: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate one action and normalise it to the engine's record shape."""
+    if not isinstance(action, Mapping):
+        raise MemoryValidationError("an action must be a mapping")
+    action_type = action.get("action_type")
+    if action_type not in ACTION_TYPES:
+        raise MemoryValidationError(
+            f"invalid action_type {action_type!r}: one of {', '.join(sorted(ACTION_TYPES))}"
+        )
+    text = action.get("text") or ""
+    if not isinstance(text, str):
+        raise MemoryValidationError("action text must be a string")
+    for key in ("timestamp", "tool_name", "tool_use_id"):
+        value = action.get(key)
+        if value is not None and (not isinstance(value, str) or len(value) > 512):
+            raise MemoryValidationError(f"action {key} must be a string of at most 512 characters")
+    return {
+        "action_id": check_id(action.get("action_id"), "action_id"),
+        "action_type": action_type,
+        "text": text[:MAX_ACTION_CHARS],
+        "timestamp": action.get("timestamp"),
+        "tool_name": action.get("tool_name"),
+        "tool_use_id": action.get("tool_use_id"),
+        "is_error": bool(action.get("is_error", False)),
+    }

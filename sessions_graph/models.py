@@ -1,0 +1,69 @@
+"""The public records: what the façade returns to users.
+
+Engines hand back plain dicts with these field names; the façade turns them
+into these models. Imported lazily by the façade so hooks never load pydantic.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class Memory(_Record):
+    """A free-form assertion an agent saved on purpose, owned by one user."""
+
+    memory_id: str
+    user_id: str
+    content: str
+    session_id: str | None = None
+    created_at: str
+    updated_at: str
+    #: Relevance, set on search results only (higher is more relevant).
+    score: float | None = None
+
+
+class Session(_Record):
+    """One run of an agent for one user."""
+
+    session_id: str
+    user_id: str
+    started_at: str | None = None
+    ended_at: str | None = None
+    cwd: str | None = None
+    project_key: str | None = None
+    reconciliation_status: str | None = None
+    reconciled_at: str | None = None
+    reconciliation_error: str | None = None
+    last_summary: dict[str, Any] | None = None
+    content_version: int = 0
+    action_count: int = 0
+
+
+class Action(_Record):
+    """One step of a session: a message, a tool call or a tool result."""
+
+    action_id: str
+    session_id: str
+    seq: int
+    action_type: str
+    text: str = ""
+    timestamp: str | None = None
+    tool_name: str | None = None
+    tool_use_id: str | None = None
+    is_error: bool = False
+
+
+class EntityMention(_Record):
+    """An entity as one session sees it."""
+
+    name: str
+    entity_type: str | None = None
+    workspace: str
+    description: str | None = None
+    mentions: int = 0

@@ -1,0 +1,242 @@
+"""The search query language: a checked subset of Tantivy's query syntax.
+
+Both engines search with the same language. A query is parsed once into a small
+tree, then rendered for the engine (an FTS5 MATCH expression for SQLite, a
+Tantivy query for Memgraph). User text never reaches either engine's parser
+as syntax: every term is re-emitted from its tokens, which are letters and
+digits only.
+
+Accepted forms::
+
+    python                 a word (any words side by side: either may match)
+    "exact phrase"         a phrase
+    pyth*                  a prefix (on the last token of a word)
+    a AND b, a OR b        boolean operators (AND binds tighter than OR)
+    a NOT b, a AND NOT b   exclusion (needs at least one positive term)
+    (a OR b) AND c         grouping
+
+Rejected with ``InvalidQueryError``: field queries (``content:x``), boosts,
+fuzzy, ranges, regexes, a leading ``+``/``-``, unbalanced quotes or brackets,
+dangling operators, and queries with no positive term.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Union
+
+from sessions_graph.errors import InvalidQueryError
+
+#: Longest query accepted, in characters.
+MAX_QUERY_CHARS = 1000
+#: Tantivy's default tokenizer drops tokens longer than this; so do we.
+MAX_TOKEN_CHARS = 40
+
+_TOKEN = re.compile(r"[^\W_]+")  # runs of letters and digits, like the tokenizers
+_FORBIDDEN = set(':^~[]{}\\')
+_OPERATORS = {"AND", "OR", "NOT"}
+
+
+@dataclass(frozen=True)
+class Term:
+    """A word or phrase: one token is a term, several a phrase."""
+
+    tokens: tuple[str, ...]
+    prefix: bool = False
+
+
+@dataclass(frozen=True)
+class And:
+    """All of ``must`` match and none of ``must_not``."""
+
+    must: tuple[Node, ...]
+    must_not: tuple[Node, ...] = ()
+
+
+@dataclass(frozen=True)
+class Or:
+    """Any of ``should`` matches."""
+
+    should: tuple[Node, ...]
+
+
+Node = Union[Term, And, Or]  # noqa: UP007 - a runtime alias, kept 3.10-compatible
+
+
+def tokenize(text: str) -> list[str]:
+    """Split like the engines' tokenizers: letters and digits, lowercased."""
+    return [t for t in (m.group().lower() for m in _TOKEN.finditer(text)) if len(t) <= 40]
+
+
+def _lex(query: str) -> list[tuple[str, str]]:
+    """Cut a query into (kind, text) lexemes: word, phrase, (, )."""
+    lexemes: list[tuple[str, str]] = []
+    i, n = 0, len(query)
+    while i < n:
+        c = query[i]
+        if c.isspace():
+            i += 1
+        elif c in "()":
+            lexemes.append((c, c))
+            i += 1
+        elif c == '"':
+            end = query.find('"', i + 1)
+            if end < 0:
+                raise InvalidQueryError("unbalanced quote in query")
+            lexemes.append(("phrase", query[i + 1 : end]))
+            i = end + 1
+            if i < n and query[i] == "*":
+                lexemes[-1] = ("phrase*", lexemes[-1][1])
+                i += 1
+        else:
+            j = i
+            while j < n and not query[j].isspace() and query[j] not in '()"':
+                j += 1
+            lexemes.append(("word", query[i:j]))
+            i = j
+    return lexemes
+
+
+def _term(kind: str, text: str) -> Term | None:
+    if kind == "word":
+        bad = sorted(set(text) & _FORBIDDEN)
+        if bad:
+            raise InvalidQueryError(
+                f"unsupported query syntax {''.join(bad)!r} in {text!r}: field queries, boosts,"
+                " fuzzy and range queries are not supported; quote the text to search for it"
+            )
+        if text[0] in "+-":
+            raise InvalidQueryError(
+                f"unsupported operator {text[0]!r} in {text!r}: use AND / NOT instead"
+            )
+        prefix = text.endswith("*")
+        if "*" in text.rstrip("*") or text.endswith("**"):
+            raise InvalidQueryError(f"'*' is only supported at the end of a word, in {text!r}")
+    else:
+        prefix = kind == "phrase*"
+    tokens = tuple(tokenize(text))
+    return Term(tokens, prefix) if tokens else None
+
+
+class _Parser:
+    def __init__(self, lexemes: list[tuple[str, str]]) -> None:
+        self.lexemes = lexemes
+        self.pos = 0
+
+    def peek(self) -> tuple[str, str] | None:
+        return self.lexemes[self.pos] if self.pos < len(self.lexemes) else None
+
+    def is_op(self, op: str) -> bool:
+        lex = self.peek()
+        return lex is not None and lex[0] == "word" and lex[1] == op
+
+    def take(self) -> tuple[str, str]:
+        lex = self.lexemes[self.pos]
+        self.pos += 1
+        return lex
+
+    def parse_or(self) -> Node | None:
+        """or := and (["OR"] and)*  -- words side by side mean OR, as in Tantivy."""
+        parts: list[Node] = []
+        first = self.parse_and()
+        if first is not None:
+            parts.append(first)
+        while (lex := self.peek()) is not None and lex[0] != ")":
+            if self.is_op("OR"):
+                self.take()
+                if self.peek() is None or self.peek()[0] == ")" or self.is_op("OR") \
+                        or self.is_op("AND"):
+                    raise InvalidQueryError("OR needs a term on both sides")
+            elif self.is_op("AND"):
+                raise InvalidQueryError("AND needs a term on both sides")
+            node = self.parse_and()
+            if node is not None:
+                parts.append(node)
+        if not parts:
+            return None
+        return parts[0] if len(parts) == 1 else Or(tuple(parts))
+
+    def parse_and(self) -> Node | None:
+        """and := unary (("AND" ["NOT"] | "NOT") unary)*"""
+        if self.is_op("NOT"):
+            raise InvalidQueryError("a query cannot start with NOT: exclude from a positive term")
+        must: list[Node] = []
+        must_not: list[Node] = []
+        first = self.parse_unary()
+        if first is not None:
+            must.append(first)
+        while self.is_op("AND") or self.is_op("NOT"):
+            negate = self.take()[1] == "NOT"
+            if not negate and self.is_op("NOT"):
+                self.take()
+                negate = True
+            lex = self.peek()
+            if lex is None or lex[0] == ")" or (lex[0] == "word" and lex[1] in _OPERATORS):
+                raise InvalidQueryError("AND / NOT need a term after them")
+            node = self.parse_unary()
+            if node is not None:
+                (must_not if negate else must).append(node)
+        if not must:
+            if must_not:
+                raise InvalidQueryError("a query needs at least one positive term besides NOT")
+            return None
+        if len(must) == 1 and not must_not:
+            return must[0]
+        return And(tuple(must), tuple(must_not))
+
+    def parse_unary(self) -> Node | None:
+        kind, text = self.take()
+        if kind == "(":
+            node = self.parse_or()
+            if self.peek() is None or self.peek()[0] != ")":
+                raise InvalidQueryError("unbalanced parenthesis in query")
+            self.take()
+            return node
+        if kind == ")":
+            raise InvalidQueryError("unbalanced parenthesis in query")
+        if kind == "word" and text in _OPERATORS:
+            raise InvalidQueryError(f"{text} needs a term on both sides")
+        return _term(kind, text)
+
+
+def parse(query: object) -> Node:
+    """Parse a search query, or raise ``InvalidQueryError`` saying what is wrong."""
+    if not isinstance(query, str):
+        raise InvalidQueryError(f"query must be a string, not {type(query).__name__}")
+    if len(query) > MAX_QUERY_CHARS:
+        raise InvalidQueryError(f"query is longer than {MAX_QUERY_CHARS} characters")
+    if not query.strip():
+        raise InvalidQueryError("query is empty")
+    parser = _Parser(_lex(query))
+    node = parser.parse_or()
+    if parser.peek() is not None:
+        raise InvalidQueryError("unbalanced parenthesis in query")
+    if node is None:
+        raise InvalidQueryError(f"query {query!r} has no searchable words")
+    return node
+
+
+def to_fts5(node: Node) -> str:
+    """Render for SQLite FTS5 MATCH (tokens are alphanumeric, so quoting is safe)."""
+    if isinstance(node, Term):
+        return f'"{" ".join(node.tokens)}"' + (" *" if node.prefix else "")
+    if isinstance(node, Or):
+        return "(" + " OR ".join(to_fts5(n) for n in node.should) + ")"
+    expr = "(" + " AND ".join(to_fts5(n) for n in node.must) + ")"
+    if node.must_not:
+        expr += " NOT (" + " OR ".join(to_fts5(n) for n in node.must_not) + ")"
+    return "(" + expr + ")"
+
+
+def to_tantivy(node: Node, field: str) -> str:
+    """Render for Tantivy's QueryParser, every term scoped to ``field``."""
+    if isinstance(node, Term):
+        if len(node.tokens) == 1 and not node.prefix:
+            return f"{field}:{node.tokens[0]}"
+        return f'{field}:"{" ".join(node.tokens)}"' + ("*" if node.prefix else "")
+    if isinstance(node, Or):
+        return "(" + " OR ".join(to_tantivy(n, field) for n in node.should) + ")"
+    parts = [to_tantivy(n, field) for n in node.must]
+    parts += ["NOT " + to_tantivy(n, field) for n in node.must_not]
+    return "(" + " AND ".join(parts) + ")"
