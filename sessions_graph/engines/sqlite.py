@@ -1,0 +1,492 @@
+"""The embedded engine: one SQLite file, safe for many processes at once.
+
+Why these choices:
+
+* WAL journal, so readers never block the writer and hook processes, a cron
+  sweep and the user's app can share one file; ``synchronous=NORMAL``, which
+  in WAL mode survives any process crash (only a power cut can drop the last
+  commits).
+* Every write runs in ``BEGIN IMMEDIATE``: the write lock is taken up front,
+  so the busy timeout applies and a transaction never fails half way when it
+  upgrades from reading to writing.
+* FTS5 over an external-content table, kept in sync by triggers; ranking is
+  BM25. The search query is rendered from the parsed tree, never passed
+  through, so no FTS5 syntax can be injected.
+* ``PRAGMA user_version`` is the schema version; ``MIGRATIONS`` brings any
+  older file forward on open, under the write lock, so concurrent openers
+  migrate once.
+
+The graph is stored relationally: HAS_MEMORY / HAD_SESSION are ``user_id``
+columns, PRODUCED_MEMORY is ``memories.session_id``, HAS_ACTION is
+``actions.session_id`` and FOLLOWED_BY links ``seq`` to ``seq + 1``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, RUNNING, Engine, Record
+from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
+from sessions_graph.query import Node, to_fts5
+
+#: How long a writer waits for the lock before giving up, in milliseconds.
+BUSY_TIMEOUT_MS = 30_000
+
+MIGRATIONS: list[str] = [
+    # 1: users, memories (+ full-text index), sessions, actions.
+    """
+    CREATE TABLE users (
+        user_id    TEXT PRIMARY KEY,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE memories (
+        rowid      INTEGER PRIMARY KEY,
+        memory_id  TEXT NOT NULL UNIQUE,
+        user_id    TEXT NOT NULL REFERENCES users(user_id),
+        content    TEXT NOT NULL,
+        session_id TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE INDEX memories_by_user ON memories(user_id, created_at DESC, memory_id DESC);
+    CREATE INDEX memories_by_session ON memories(session_id, created_at DESC, memory_id DESC);
+    CREATE VIRTUAL TABLE memories_fts USING fts5(
+        content, content='memories', content_rowid='rowid',
+        tokenize='unicode61 remove_diacritics 0'
+    );
+    CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
+        INSERT INTO memories_fts(rowid, content) VALUES (new.rowid, new.content);
+    END;
+    CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN
+        INSERT INTO memories_fts(memories_fts, rowid, content)
+        VALUES ('delete', old.rowid, old.content);
+    END;
+    CREATE TRIGGER memories_au AFTER UPDATE OF content ON memories BEGIN
+        INSERT INTO memories_fts(memories_fts, rowid, content)
+        VALUES ('delete', old.rowid, old.content);
+        INSERT INTO memories_fts(rowid, content) VALUES (new.rowid, new.content);
+    END;
+    CREATE TABLE sessions (
+        session_id            TEXT PRIMARY KEY,
+        user_id               TEXT NOT NULL REFERENCES users(user_id),
+        started_at            TEXT,
+        ended_at              TEXT,
+        cwd                   TEXT,
+        project_key           TEXT,
+        reconciliation_status TEXT,
+        reconciled_at         TEXT,
+        reconciliation_error  TEXT,
+        last_summary          TEXT,
+        content_version       INTEGER NOT NULL DEFAULT 0,
+        claim_owner           TEXT,
+        claim_expires_at      REAL,
+        claim_version         INTEGER,
+        import_source         TEXT,
+        import_offset         INTEGER NOT NULL DEFAULT 0,
+        action_count          INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX sessions_by_user ON sessions(user_id, started_at DESC);
+    CREATE INDEX sessions_by_status ON sessions(reconciliation_status);
+    CREATE TABLE actions (
+        action_id   TEXT PRIMARY KEY,
+        session_id  TEXT NOT NULL REFERENCES sessions(session_id),
+        seq         INTEGER NOT NULL,
+        action_type TEXT NOT NULL,
+        text        TEXT NOT NULL,
+        timestamp   TEXT,
+        tool_name   TEXT,
+        tool_use_id TEXT,
+        is_error    INTEGER NOT NULL DEFAULT 0,
+        UNIQUE (session_id, seq)
+    );
+    """,
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+_MEMORY_COLUMNS = "memory_id, user_id, content, session_id, created_at, updated_at"
+_SESSION_COLUMNS = (
+    "session_id, user_id, started_at, ended_at, cwd, project_key, reconciliation_status,"
+    " reconciled_at, reconciliation_error, last_summary, content_version, action_count"
+)
+_ACTION_COLUMNS = (
+    "action_id, session_id, seq, action_type, text, timestamp, tool_name, tool_use_id, is_error"
+)
+# A write that changes a session's content: bump its version and send a
+# finished reconciliation back to the queue (a running one is sent back by
+# finish_reconciliation, which compares versions).
+_TOUCH_SESSION = f"""
+    UPDATE sessions SET content_version = content_version + 1,
+        reconciliation_status = CASE WHEN reconciliation_status IN ('{RECONCILED}', '{FAILED}')
+                                     THEN '{PENDING}' ELSE reconciliation_status END
+    WHERE session_id = ?
+"""
+
+
+def _session_record(row: sqlite3.Row) -> Record:
+    record = dict(row)
+    if record.get("last_summary"):
+        record["last_summary"] = json.loads(record["last_summary"])
+    return record
+
+
+def _action_record(row: sqlite3.Row) -> Record:
+    record = dict(row)
+    record["is_error"] = bool(record["is_error"])
+    return record
+
+
+class SQLiteEngine(Engine):
+    """The embedded engine over the SQLite file at ``path``."""
+
+    name = "embedded"
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path).expanduser()
+        self._lock = threading.RLock()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(
+                self.path,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,  # we issue BEGIN / COMMIT ourselves
+                check_same_thread=False,  # guarded by self._lock instead
+            )
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreUnavailableError(f"cannot open database {self.path}: {exc}") from None
+        self._conn.row_factory = sqlite3.Row
+        self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        self._conn.execute("PRAGMA synchronous = NORMAL")
+        self._conn.execute("PRAGMA foreign_keys = ON")
+        self._migrate()
+
+    # -- plumbing -----------------------------------------------------------
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction, taken with the write lock up front."""
+        with self._lock:
+            try:
+                self._conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise _store_error(exc, self.path) from None
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            try:
+                self._conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self._conn.execute("ROLLBACK")
+                raise _store_error(exc, self.path) from None
+
+    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            try:
+                return self._conn.execute(sql, params).fetchall()
+            except sqlite3.Error as exc:
+                raise _store_error(exc, self.path) from None
+
+    def _migrate(self) -> None:
+        version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        if version == SCHEMA_VERSION:
+            return  # the common case, and all a hook process pays
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} has schema version {version}, newer than this"
+                f" sessions-graph understands ({SCHEMA_VERSION}): upgrade sessions-graph"
+            )
+        try:
+            # journal_mode is persistent in the file, so it is set once here.
+            self._conn.execute("PRAGMA journal_mode = WAL")
+            with self._write() as conn:
+                version = conn.execute("PRAGMA user_version").fetchone()[0]
+                for number in range(version, SCHEMA_VERSION):
+                    for statement in _statements(MIGRATIONS[number]):
+                        conn.execute(statement)
+                    conn.execute(f"PRAGMA user_version = {number + 1}")
+        except sqlite3.Error as exc:
+            raise _store_error(exc, self.path) from None
+
+    # -- lifecycle -----------------------------------------------------------
+    def setup(self) -> None:
+        self._migrate()
+
+    def drop(self) -> None:
+        with self._write() as conn:
+            objects = conn.execute(
+                "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'trigger')"
+                " AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'memories_fts_%'"
+            ).fetchall()
+            for kind, name in objects:
+                if kind == "trigger":
+                    conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
+            for kind, name in objects:
+                if kind == "table":
+                    conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+            conn.execute("PRAGMA user_version = 0")
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def status(self) -> Record:
+        version = self._read("PRAGMA user_version")[0][0]
+        counts: dict[str, int] = {}
+        if version:
+            for table in ("users", "sessions", "actions", "memories"):
+                counts[table] = self._read(f"SELECT count(*) FROM {table}")[0][0]
+        return {
+            "engine": self.name,
+            "location": str(self.path),
+            "schema_version": version,
+            "counts": counts,
+        }
+
+    # -- memories --------------------------------------------------------------
+    def _ensure_user(self, conn: sqlite3.Connection, user_id: str, now: str) -> None:
+        conn.execute(
+            "INSERT INTO users(user_id, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING",
+            (user_id, now),
+        )
+
+    def _ensure_session(
+        self, conn: sqlite3.Connection, session_id: str, user_id: str, now: str
+    ) -> None:
+        """MERGE a session for ``user_id``; refuse one that belongs to another user."""
+        self._ensure_user(conn, user_id, now)
+        conn.execute(
+            "INSERT INTO sessions(session_id, user_id, started_at) VALUES (?, ?, ?)"
+            " ON CONFLICT DO NOTHING",
+            (session_id, user_id, now),
+        )
+        owner = conn.execute(
+            "SELECT user_id FROM sessions WHERE session_id = ?", (session_id,)
+        ).fetchone()[0]
+        if owner != user_id:
+            raise MemoryValidationError(f"session {session_id!r} belongs to another user")
+
+    def save_memory(self, memory: Record) -> None:
+        with self._write() as conn:
+            self._ensure_user(conn, memory["user_id"], memory["created_at"])
+            if memory["session_id"]:
+                self._ensure_session(
+                    conn, memory["session_id"], memory["user_id"], memory["created_at"]
+                )
+                conn.execute(_TOUCH_SESSION, (memory["session_id"],))
+            conn.execute(
+                f"INSERT INTO memories({_MEMORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+                tuple(memory[k] for k in _MEMORY_COLUMNS.split(", ")),
+            )
+
+    def get_memory(self, memory_id: str, user_id: str | None = None) -> Record | None:
+        rows = self._read(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE memory_id = ?"
+            " AND (? IS NULL OR user_id = ?)",
+            (memory_id, user_id, user_id),
+        )
+        return dict(rows[0]) if rows else None
+
+    def list_memories(self, user_id: str, limit: int) -> list[Record]:
+        rows = self._read(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE user_id = ?"
+            " ORDER BY created_at DESC, memory_id DESC LIMIT ?",
+            (user_id, limit),
+        )
+        return [dict(r) for r in rows]
+
+    def list_session_memories(self, session_id: str, limit: int) -> list[Record]:
+        rows = self._read(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE session_id = ?"
+            " ORDER BY created_at DESC, memory_id DESC LIMIT ?",
+            (session_id, limit),
+        )
+        return [dict(r) for r in rows]
+
+    def search_memories(self, user_id: str, query: Node, limit: int) -> list[Record]:
+        # bm25() is lower-is-better; the API's score is higher-is-better.
+        rows = self._read(
+            f"SELECT {', '.join('m.' + c for c in _MEMORY_COLUMNS.split(', '))},"
+            " -bm25(memories_fts) AS score"
+            " FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid"
+            " WHERE memories_fts MATCH ? AND m.user_id = ?"
+            " ORDER BY bm25(memories_fts), m.created_at DESC LIMIT ?",
+            (to_fts5(query), user_id, limit),
+        )
+        return [dict(r) for r in rows]
+
+    def update_memory(
+        self, memory_id: str, content: str, updated_at: str, user_id: str | None = None
+    ) -> Record | None:
+        with self._write() as conn:
+            row = conn.execute(
+                f"UPDATE memories SET content = ?, updated_at = ? WHERE memory_id = ?"
+                f" AND (? IS NULL OR user_id = ?) RETURNING {_MEMORY_COLUMNS}",
+                (content, updated_at, memory_id, user_id, user_id),
+            ).fetchone()
+            if row is None:
+                return None
+            record = dict(row)
+            if record["session_id"]:
+                conn.execute(_TOUCH_SESSION, (record["session_id"],))
+            return record
+
+    def delete_memory(self, memory_id: str, user_id: str | None = None) -> bool:
+        with self._write() as conn:
+            row = conn.execute(
+                "DELETE FROM memories WHERE memory_id = ? AND (? IS NULL OR user_id = ?)"
+                " RETURNING session_id",
+                (memory_id, user_id, user_id),
+            ).fetchone()
+            if row is None:
+                return False
+            if row[0]:
+                conn.execute(_TOUCH_SESSION, (row[0],))
+            self._after_memory_deleted(conn, memory_id)
+            return True
+
+    def _after_memory_deleted(self, conn: sqlite3.Connection, memory_id: str) -> None:
+        """Hook for reconciliation data that hangs off a memory (chunk links)."""
+
+    # -- sessions and actions -----------------------------------------------------
+    def start_session(
+        self,
+        session_id: str,
+        user_id: str,
+        started_at: str,
+        cwd: str | None,
+        project_key: str | None,
+    ) -> None:
+        with self._write() as conn:
+            self._ensure_session(conn, session_id, user_id, started_at)
+            conn.execute(
+                "UPDATE sessions SET cwd = coalesce(cwd, ?), project_key = coalesce(project_key, ?)"
+                " WHERE session_id = ?",
+                (cwd, project_key, session_id),
+            )
+
+    def add_actions(self, session_id: str, user_id: str, actions: Sequence[Record]) -> int:
+        with self._write() as conn:
+            now = actions[0].get("timestamp") or _now_iso() if actions else _now_iso()
+            self._ensure_user(conn, user_id, now)
+            conn.execute(
+                "INSERT INTO sessions(session_id, user_id, started_at) VALUES (?, ?, ?)"
+                " ON CONFLICT DO NOTHING",
+                (session_id, user_id, now),
+            )
+            seq = conn.execute(
+                "SELECT action_count FROM sessions WHERE session_id = ?", (session_id,)
+            ).fetchone()[0]
+            added = 0
+            for action in actions:
+                cursor = conn.execute(
+                    f"INSERT INTO actions({_ACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT(action_id) DO NOTHING",
+                    (
+                        action["action_id"],
+                        session_id,
+                        seq + added,
+                        action["action_type"],
+                        action["text"],
+                        action.get("timestamp"),
+                        action.get("tool_name"),
+                        action.get("tool_use_id"),
+                        int(bool(action.get("is_error"))),
+                    ),
+                )
+                added += cursor.rowcount
+            if added:
+                conn.execute(
+                    "UPDATE sessions SET action_count = action_count + ? WHERE session_id = ?",
+                    (added, session_id),
+                )
+                conn.execute(_TOUCH_SESSION, (session_id,))
+            return added
+
+    def _queue(self, session_id: str, ended_at: str | None) -> bool:
+        with self._write() as conn:
+            cursor = conn.execute(
+                "UPDATE sessions SET content_version = content_version + 1,"
+                " ended_at = coalesce(?, ended_at),"
+                " reconciliation_status = CASE WHEN reconciliation_status = ?"
+                "   THEN reconciliation_status ELSE ? END"
+                " WHERE session_id = ?",
+                (ended_at, RUNNING, PENDING, session_id),
+            )
+            return cursor.rowcount > 0
+
+    def end_session(self, session_id: str, ended_at: str) -> bool:
+        return self._queue(session_id, ended_at)
+
+    def mark_pending(self, session_id: str) -> bool:
+        return self._queue(session_id, None)
+
+    def pending_sessions(self, limit: int, include_failed: bool = False) -> list[Record]:
+        rows = self._read(
+            f"SELECT {_SESSION_COLUMNS} FROM sessions"
+            " WHERE reconciliation_status = ? OR (? AND reconciliation_status = ?)"
+            "   OR (reconciliation_status = ? AND claim_expires_at < ?)"
+            " ORDER BY coalesce(ended_at, started_at), session_id LIMIT ?",
+            (PENDING, include_failed, FAILED, RUNNING, time.time(), limit),
+        )
+        return [_session_record(r) for r in rows]
+
+    def get_session(self, session_id: str) -> Record | None:
+        rows = self._read(
+            f"SELECT {_SESSION_COLUMNS} FROM sessions WHERE session_id = ?", (session_id,)
+        )
+        return _session_record(rows[0]) if rows else None
+
+    def get_actions(self, session_id: str) -> list[Record]:
+        rows = self._read(
+            f"SELECT {_ACTION_COLUMNS} FROM actions WHERE session_id = ? ORDER BY seq",
+            (session_id,),
+        )
+        return [_action_record(r) for r in rows]
+
+    def get_import_cursor(self, session_id: str, source: str) -> int:
+        rows = self._read(
+            "SELECT import_offset FROM sessions WHERE session_id = ? AND import_source = ?",
+            (session_id, source),
+        )
+        return rows[0][0] if rows else 0
+
+    def set_import_cursor(self, session_id: str, source: str, offset: int) -> None:
+        with self._write() as conn:
+            conn.execute(
+                "UPDATE sessions SET import_source = ?, import_offset = ? WHERE session_id = ?",
+                (source, offset, session_id),
+            )
+
+    # == reconciliation ==
+
+
+def _now_iso() -> str:
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into statements (triggers contain ';')."""
+    statements, buffer = [], ""
+    for line in script.strip().splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    return statements
+
+
+def _store_error(exc: sqlite3.Error, path: Path) -> StoreError:
+    message = str(exc)
+    if "unable to open" in message or "readonly" in message or "disk I/O" in message:
+        return StoreUnavailableError(f"cannot write {path}: {message}")
+    return StoreError(f"SQLite error on {path}: {message}")
