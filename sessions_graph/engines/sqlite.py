@@ -349,11 +349,7 @@ class SQLiteEngine(Engine):
                 return False
             if row[0]:
                 conn.execute(_TOUCH_SESSION, (row[0],))
-            self._after_memory_deleted(conn, memory_id)
             return True
-
-    def _after_memory_deleted(self, conn: sqlite3.Connection, memory_id: str) -> None:
-        """Hook for reconciliation data that hangs off a memory (chunk links)."""
 
     # -- sessions and actions -----------------------------------------------------
     def start_session(
@@ -374,16 +370,13 @@ class SQLiteEngine(Engine):
 
     def add_actions(self, session_id: str, user_id: str, actions: Sequence[Record]) -> int:
         with self._write() as conn:
-            now = actions[0].get("timestamp") or _now_iso() if actions else _now_iso()
-            self._ensure_user(conn, user_id, now)
-            conn.execute(
-                "INSERT INTO sessions(session_id, user_id, started_at) VALUES (?, ?, ?)"
-                " ON CONFLICT DO NOTHING",
-                (session_id, user_id, now),
-            )
-            seq = conn.execute(
+            row = conn.execute(
                 "SELECT action_count FROM sessions WHERE session_id = ?", (session_id,)
-            ).fetchone()[0]
+            ).fetchone()
+            if row is None:  # never started: the first action dates the session
+                started = (actions[0].get("timestamp") if actions else None) or _now_iso()
+                self._ensure_session(conn, session_id, user_id, started)
+            seq = row[0] if row else 0
             added = 0
             for action in actions:
                 cursor = conn.execute(
