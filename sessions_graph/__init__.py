@@ -38,7 +38,21 @@ _LAZY = {
     "ReconciliationNotConfiguredError": "sessions_graph.errors",
 }
 
-__all__ = [*_LAZY, "__version__"]
+__all__ = [
+    "Action",
+    "ConfigError",
+    "EntityMention",
+    "InvalidQueryError",
+    "Memory",
+    "MemoryValidationError",
+    "ReconciliationNotConfiguredError",
+    "Session",
+    "SessionsGraph",
+    "SessionsGraphError",
+    "StoreError",
+    "StoreUnavailableError",
+    "__version__",
+]
 
 
 def __getattr__(name: str) -> Any:
