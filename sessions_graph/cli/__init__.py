@@ -1,0 +1,110 @@
+"""The ``sessions-graph`` command line: the library's façade, one verb a command.
+
+Every command opens the graph through ``open_graph`` (so the engine choice is
+the library's own) and every failure the user can cause is one line on stderr
+and a non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import typer
+
+from sessions_graph.errors import SessionsGraphError
+
+app = typer.Typer(
+    name="sessions-graph",
+    help="Cross-session memory for AI agents, on Memgraph or an embedded SQLite file.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+_options: dict[str, Any] = {}
+
+
+@app.callback()
+def _main(
+    db: str = typer.Option(
+        None, "--db", help="Embedded database file (overrides SESSIONS_GRAPH_DB).", metavar="PATH"
+    ),
+) -> None:
+    """Cross-session memory for AI agents."""
+    _options["db"] = db
+
+
+def fail(message: str, code: int = 1) -> typer.Exit:
+    """Print one error line; return the exit to raise."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+@contextmanager
+def open_graph(**overrides: Any) -> Iterator[Any]:
+    """The ``SessionsGraph`` the settings (and ``--db``) name, closed afterwards."""
+    from sessions_graph.graph import SessionsGraph
+
+    graph = SessionsGraph(db=_options.get("db"), **overrides)
+    try:
+        yield graph
+    finally:
+        graph.close()
+
+
+def emit_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, default=str))
+
+
+@app.command()
+def setup() -> None:
+    """Create the schema (idempotent)."""
+    with open_graph() as graph:
+        graph.setup()
+        info = graph.status()
+    typer.echo(f"ready: {info['engine']} at {info['location']} (schema {info['schema_version']})")
+
+
+@app.command()
+def status(as_json: bool = typer.Option(False, "--json", help="Machine-readable output.")) -> None:
+    """Which engine and where, the schema version and counts."""
+    with open_graph() as graph:
+        info = graph.status()
+        info["user_id"] = graph.settings.user_id
+    if as_json:
+        emit_json(info)
+        return
+    typer.echo(f"engine:         {info['engine']}")
+    typer.echo(f"location:       {info['location']}")
+    typer.echo(f"schema version: {info['schema_version']}")
+    typer.echo(f"user_id:        {info['user_id']}")
+    for name, count in info.get("counts", {}).items():
+        typer.echo(f"{name + ':':<15} {count}")
+
+
+def _register_commands() -> None:
+    from sessions_graph.cli import config, hooks, memory, reconcile
+
+    for module in (memory, config, hooks, reconcile):
+        module.register(app)
+
+
+_register_commands()
+
+
+def run() -> None:
+    """Run the CLI; errors become one line on stderr and a non-zero exit."""
+    try:
+        app()  # standalone: usage errors print their own short message, exit 2
+    except SessionsGraphError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as exc:  # a bug of ours: still one line, never a traceback
+        typer.echo(f"error: unexpected {type(exc).__name__}: {exc}", err=True)
+        sys.exit(1)

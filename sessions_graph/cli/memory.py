@@ -1,0 +1,103 @@
+"""``sessions-graph memory add|list|search|update|delete``."""
+
+from __future__ import annotations
+
+import typer
+
+from sessions_graph.cli import emit_json, fail, open_graph
+
+memory_app = typer.Typer(
+    help="Save, list, search, update and delete memories.", no_args_is_help=True
+)
+
+_USER = typer.Option(None, "--user", "-u", help="User id (default: the configured user_id).")
+_JSON = typer.Option(False, "--json", help="Machine-readable output.")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(memory_app, name="memory")
+
+
+def _show(memories: list, as_json: bool) -> None:
+    if as_json:
+        emit_json([m.model_dump(exclude_none=True) for m in memories])
+        return
+    for m in memories:
+        score = f"  score={m.score:.3f}" if m.score is not None else ""
+        typer.echo(f"{m.memory_id}  {m.created_at[:19]}Z{score}  {m.content}")
+
+
+@memory_app.command("add")
+def add(
+    content: str = typer.Argument(..., help="The memory's text."),
+    user: str = _USER,
+    session: str = typer.Option(None, "--session", "-s", help="Session that produced it."),
+    as_json: bool = _JSON,
+) -> None:
+    """Save a memory."""
+    with open_graph() as graph:
+        memory = graph.save_memory(user or graph.settings.user_id, content, session_id=session)
+    if as_json:
+        emit_json(memory.model_dump(exclude_none=True))
+    else:
+        typer.echo(memory.memory_id)
+
+
+@memory_app.command("list")
+def list_(
+    user: str = _USER,
+    session: str = typer.Option(None, "--session", "-s", help="Only this session's memories."),
+    limit: int = typer.Option(100, "--limit", "-n"),
+    as_json: bool = _JSON,
+) -> None:
+    """A user's memories (or a session's), newest first."""
+    with open_graph() as graph:
+        if session:
+            memories = graph.get_memories_for_session(session, limit=limit)
+        else:
+            memories = graph.get_memories(user or graph.settings.user_id, limit=limit)
+    _show(memories, as_json)
+
+
+@memory_app.command("search")
+def search(
+    query: str = typer.Argument(..., help='Tantivy syntax: words, "phrases", AND/OR/NOT, pre*.'),
+    user: str = _USER,
+    limit: int = typer.Option(10, "--limit", "-n"),
+    as_json: bool = _JSON,
+) -> None:
+    """Full-text search of a user's memories, most relevant first."""
+    with open_graph() as graph:
+        memories = graph.search_memories(user or graph.settings.user_id, query, limit=limit)
+    _show(memories, as_json)
+
+
+@memory_app.command("update")
+def update(
+    memory_id: str = typer.Argument(...),
+    content: str = typer.Argument(..., help="The new text."),
+    user: str = typer.Option(None, "--user", "-u", help="Only if it is this user's memory."),
+    as_json: bool = _JSON,
+) -> None:
+    """Replace a memory's text."""
+    with open_graph() as graph:
+        memory = graph.update_memory(memory_id, content, user_id=user)
+    if memory is None:
+        raise fail(f"memory {memory_id} not found")
+    if as_json:
+        emit_json(memory.model_dump(exclude_none=True))
+    else:
+        typer.echo(f"updated {memory.memory_id}")
+
+
+@memory_app.command("delete")
+def delete(
+    memory_id: str = typer.Argument(...),
+    user: str = typer.Option(None, "--user", "-u", help="Only if it is this user's memory."),
+) -> None:
+    """Delete a memory."""
+    with open_graph() as graph:
+        deleted = graph.delete_memory(memory_id, user_id=user)
+    if not deleted:
+        raise fail(f"memory {memory_id} not found")
+    typer.echo(f"deleted {memory_id}")
