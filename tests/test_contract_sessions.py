@@ -1,0 +1,139 @@
+"""The Session / Action contract, run on every engine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from sessions_graph import MemoryValidationError, SessionsGraph
+
+
+def _action(i: int, kind: str = "user_message", **extra: Any) -> dict[str, Any]:
+    return {"action_id": f"a-{i}", "action_type": kind, "text": f"step {i}", **extra}
+
+
+def test_session_start_is_a_merge(graph: SessionsGraph) -> None:
+    graph.record_session_start("s-1", user_id="alice", cwd="/home/alice/proj")
+    graph.record_session_start("s-1", user_id="alice", project_key="proj")
+    session = graph.get_session("s-1")
+    assert session is not None
+    assert (session.user_id, session.cwd, session.project_key) == ("alice", "/home/alice/proj", "proj")
+    assert session.started_at is not None and session.ended_at is None
+    assert session.reconciliation_status is None and session.action_count == 0
+    assert graph.get_session("s-unknown") is None
+
+
+def test_actions_keep_their_order_and_fields(graph: SessionsGraph) -> None:
+    graph.record_session_start("s-1", user_id="alice")
+    new = graph.record_actions(
+        "s-1",
+        [
+            _action(1, text="list the files", timestamp="2026-11-29T10:00:00Z"),
+            _action(2, "tool_call", tool_name="Bash", tool_use_id="toolu_1", text='{"cmd": "ls"}'),
+            _action(3, "tool_result", tool_use_id="toolu_1", text="No such file", is_error=True),
+            _action(4, "assistant_message", text="There are no files."),
+        ],
+    )
+    assert new == 4
+    actions = graph.get_actions("s-1")
+    assert [a.action_id for a in actions] == ["a-1", "a-2", "a-3", "a-4"]
+    assert [a.seq for a in actions] == [0, 1, 2, 3]
+    assert actions[0].timestamp == "2026-11-29T10:00:00Z"
+    assert (actions[1].tool_name, actions[1].tool_use_id) == ("Bash", "toolu_1")
+    assert actions[2].is_error is True and actions[1].is_error is False
+    assert graph.get_session("s-1").action_count == 4  # type: ignore[union-attr]
+
+
+def test_recording_is_idempotent(graph: SessionsGraph) -> None:
+    graph.record_session_start("s-1", user_id="alice")
+    assert graph.record_actions("s-1", [_action(1), _action(2)]) == 2
+    # The same delivery again, then an overlapping one: only a-3 is new.
+    assert graph.record_actions("s-1", [_action(1), _action(2)]) == 0
+    assert graph.record_actions("s-1", [_action(2), _action(3)]) == 1
+    assert [a.action_id for a in graph.get_actions("s-1")] == ["a-1", "a-2", "a-3"]
+    assert [a.seq for a in graph.get_actions("s-1")] == [0, 1, 2]
+
+
+def test_actions_for_an_unstarted_session_create_it(graph: SessionsGraph) -> None:
+    assert graph.record_actions("s-late", [_action(1)], user_id="bob") == 1
+    session = graph.get_session("s-late")
+    assert session is not None and session.user_id == "bob"
+
+
+def test_ending_a_session_queues_it(graph: SessionsGraph) -> None:
+    graph.record_session_start("s-1", user_id="alice")
+    graph.record_session_start("s-2", user_id="alice")
+    graph.record_actions("s-1", [_action(1)])
+    assert graph.pending_sessions() == []
+    assert graph.record_session_end("s-1") is True
+    assert graph.mark_pending("s-2") is True
+    # Oldest first: by end time, else start time (s-2 never ended).
+    assert [s.session_id for s in graph.pending_sessions()] == ["s-2", "s-1"]
+    ended = graph.get_session("s-1")
+    assert ended is not None and ended.ended_at is not None
+    assert ended.reconciliation_status == "pending"
+    assert graph.record_session_end("s-nope") is False
+    assert graph.mark_pending("s-nope") is False
+    assert [s.session_id for s in graph.pending_sessions(limit=1)] == ["s-2"]
+
+
+def test_pending_sessions_come_oldest_first(graph: SessionsGraph) -> None:
+    for sid in ("s-a", "s-b", "s-c"):
+        graph.record_session_start(sid, user_id="alice")
+    for sid in ("s-c", "s-a", "s-b"):
+        graph.record_session_end(sid)
+    assert [s.session_id for s in graph.pending_sessions()] == ["s-c", "s-a", "s-b"]
+
+
+def test_content_versions_count_changes(graph: SessionsGraph) -> None:
+    graph.record_session_start("s-1", user_id="alice")
+    v0 = graph.get_session("s-1").content_version  # type: ignore[union-attr]
+    graph.record_actions("s-1", [_action(1)])
+    graph.record_actions("s-1", [_action(1)])  # nothing new: no change
+    v1 = graph.get_session("s-1").content_version  # type: ignore[union-attr]
+    graph.save_memory("alice", "learned", session_id="s-1")
+    v2 = graph.get_session("s-1").content_version  # type: ignore[union-attr]
+    assert v0 < v1 < v2
+    assert v1 == v0 + 1
+
+
+def test_sessions_of_one_user_cannot_be_taken_by_another(graph: SessionsGraph) -> None:
+    graph.record_session_start("s-1", user_id="alice")
+    with pytest.raises(MemoryValidationError):
+        graph.record_session_start("s-1", user_id="bob")
+    assert graph.get_session("s-1").user_id == "alice"  # type: ignore[union-attr]
+
+
+def test_import_cursor_round_trips(graph: SessionsGraph) -> None:
+    graph.record_session_start("s-1", user_id="alice")
+    assert graph.engine.get_import_cursor("s-1", "/t/a.jsonl") == 0
+    graph.engine.set_import_cursor("s-1", "/t/a.jsonl", 1234)
+    assert graph.engine.get_import_cursor("s-1", "/t/a.jsonl") == 1234
+    assert graph.engine.get_import_cursor("s-1", "/t/other.jsonl") == 0
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"action_id": "a-1", "action_type": "shell"},
+        {"action_id": "bad id", "action_type": "user_message"},
+        {"action_id": "a-1\x00", "action_type": "user_message"},
+        {"action_type": "user_message"},
+        {"action_id": "a-1", "action_type": "user_message", "text": 5},
+        {"action_id": "a-1", "action_type": "tool_call", "tool_name": "x" * 600},
+        "not a mapping",
+    ],
+)
+def test_invalid_actions_are_rejected_whole(graph: SessionsGraph, bad: Any) -> None:
+    graph.record_session_start("s-1", user_id="alice")
+    with pytest.raises(MemoryValidationError):
+        graph.record_actions("s-1", [_action(1), bad])
+    assert graph.get_actions("s-1") == []
+
+
+def test_long_action_text_is_cut_not_refused(graph: SessionsGraph) -> None:
+    from sessions_graph.graph import MAX_ACTION_CHARS
+
+    graph.record_actions("s-1", [_action(1, text="x" * (MAX_ACTION_CHARS + 10))], user_id="alice")
+    assert len(graph.get_actions("s-1")[0].text) == MAX_ACTION_CHARS
