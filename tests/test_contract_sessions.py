@@ -18,7 +18,8 @@ def test_session_start_is_a_merge(graph: SessionsGraph) -> None:
     graph.record_session_start("s-1", user_id="alice", project_key="proj")
     session = graph.get_session("s-1")
     assert session is not None
-    assert (session.user_id, session.cwd, session.project_key) == ("alice", "/home/alice/proj", "proj")
+    assert session.user_id == "alice"
+    assert (session.cwd, session.project_key) == ("/home/alice/proj", "proj")
     assert session.started_at is not None and session.ended_at is None
     assert session.reconciliation_status is None and session.action_count == 0
     assert graph.get_session("s-unknown") is None
