@@ -1,0 +1,90 @@
+"""The CLI as a user runs it: real processes on a real database file."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture
+def cli(tmp_path: Path):
+    env = {**os.environ, "SESSIONS_GRAPH_DB": str(tmp_path / "cli.db")}
+
+    def run(*args: str, expect: int = 0) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "sessions_graph", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+        assert proc.returncode == expect, (proc.stdout, proc.stderr)
+        assert "Traceback" not in proc.stderr
+        return proc
+
+    return run
+
+
+def test_memory_round_trip(cli) -> None:
+    assert "ready: embedded" in cli("setup").stdout
+    memory_id = cli(
+        "memory", "add", "Prefers Python over TypeScript", "--user", "alice"
+    ).stdout.strip()
+    cli("memory", "add", "Prefers tabs", "--user", "bob")
+
+    listed = json.loads(cli("memory", "list", "--user", "alice", "--json").stdout)
+    assert [m["memory_id"] for m in listed] == [memory_id]
+
+    found = json.loads(cli("memory", "search", "python", "--user", "alice", "--json").stdout)
+    assert [m["content"] for m in found] == ["Prefers Python over TypeScript"]
+    assert found[0]["score"] > 0
+    assert json.loads(cli("memory", "search", "tabs", "--user", "alice", "--json").stdout) == []
+
+    cli("memory", "update", memory_id, "Prefers Python for data tooling")
+    updated = json.loads(cli("memory", "list", "--user", "alice", "--json").stdout)
+    assert updated[0]["content"] == "Prefers Python for data tooling"
+
+    assert f"deleted {memory_id}" in cli("memory", "delete", memory_id, "--user", "alice").stdout
+    assert json.loads(cli("memory", "list", "--user", "alice", "--json").stdout) == []
+
+
+def test_status_counts(cli) -> None:
+    cli("memory", "add", "one", "--user", "alice", "--session", "s-1")
+    info = json.loads(cli("status", "--json").stdout)
+    assert info["engine"] == "embedded" and info["schema_version"] >= 1
+    assert info["counts"]["memories"] == 1 and info["counts"]["sessions"] == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("memory", "search", "content:x", "--user", "alice"), "unsupported query syntax"),
+        (("memory", "add", "   ", "--user", "alice"), "content is empty"),
+        (("memory", "add", "x", "--user", "bad id"), "invalid user_id"),
+        (("memory", "delete", "no-such-id"), "not found"),
+        (("memory", "update", "no-such-id", "text"), "not found"),
+    ],
+)
+def test_errors_are_one_line_and_non_zero(cli, args: tuple[str, ...], message: str) -> None:
+    proc = cli(*args, expect=1)
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0] and lines[0].startswith("error: ")
+
+
+def test_unwritable_database_is_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    proc = subprocess.run(
+        [sys.executable, "-m", "sessions_graph", "status"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "SESSIONS_GRAPH_DB": str(blocker / "sub" / "x.db")},
+    )
+    assert proc.returncode == 1
+    assert len(proc.stderr.strip().splitlines()) == 1 and "cannot open database" in proc.stderr
