@@ -1,0 +1,96 @@
+"""What only the embedded engine promises: one file shared by many processes,
+and a schema that migrates forward when an older file is opened."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from sessions_graph import SessionsGraph, StoreError
+from sessions_graph.engines import sqlite as sqlite_engine
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from sessions_graph import SessionsGraph
+    db, worker, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    graph = SessionsGraph(db=db)
+    for i in range(count):
+        graph.save_memory(f"user{worker % 2}", f"worker{worker} note{i} about python")
+        graph.record_actions(
+            f"s-{worker}", [{"action_id": f"w{worker}-a{i}", "action_type": "user_message",
+                             "text": f"message {i}"}], user_id=f"user{worker % 2}")
+    """
+)
+
+
+def test_many_processes_write_one_file_without_errors(tmp_path: Path) -> None:
+    db = tmp_path / "shared.db"
+    workers, count = 8, 60
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(db), str(w), str(count)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for w in range(workers)
+    ]
+    for proc in procs:
+        _out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+    graph = SessionsGraph(db=str(db))
+    assert graph.status()["counts"]["memories"] == workers * count
+    assert len(graph.get_memories("user0", limit=10_000)) == workers * count // 2
+    assert len(graph.search_memories("user1", "python", limit=10_000)) == workers * count // 2
+    for w in range(workers):
+        actions = graph.get_actions(f"s-{w}")
+        assert [a.seq for a in actions] == list(range(count))
+        assert [a.action_id for a in actions] == [f"w{w}-a{i}" for i in range(count)]
+    assert sqlite3.connect(db).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_an_older_file_migrates_forward_and_keeps_its_data(tmp_path: Path) -> None:
+    db = tmp_path / "old.db"
+    conn = sqlite3.connect(db, isolation_level=None)
+    for statement in sqlite_engine._statements(sqlite_engine.MIGRATIONS[0]):
+        conn.execute(statement)
+    conn.execute("PRAGMA user_version = 1")
+    conn.execute("INSERT INTO users VALUES ('alice', '2026-01-01T00:00:00.000000+00:00')")
+    conn.execute(
+        "INSERT INTO memories(memory_id, user_id, content, session_id, created_at, updated_at)"
+        " VALUES ('m-1', 'alice', 'Prefers Python', NULL, '2026-01-01T00:00:00.000000+00:00',"
+        " '2026-01-01T00:00:00.000000+00:00')"
+    )
+    conn.close()
+
+    graph = SessionsGraph(db=str(db))
+    assert graph.status()["schema_version"] == sqlite_engine.SCHEMA_VERSION
+    assert [m.memory_id for m in graph.search_memories("alice", "python")] == ["m-1"]
+
+
+def test_a_newer_file_is_refused_not_damaged(tmp_path: Path) -> None:
+    db = tmp_path / "new.db"
+    SessionsGraph(db=str(db)).close()
+    conn = sqlite3.connect(db)
+    conn.execute(f"PRAGMA user_version = {sqlite_engine.SCHEMA_VERSION + 1}")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match="newer"):
+        SessionsGraph(db=str(db))
+
+
+def test_drop_removes_the_schema_and_setup_recreates_it(tmp_path: Path) -> None:
+    graph = SessionsGraph(db=str(tmp_path / "d.db"))
+    graph.save_memory("alice", "temporary")
+    graph.drop()
+    assert graph.status()["schema_version"] == 0
+    graph.setup()
+    assert graph.get_memories("alice") == []
+    graph.save_memory("alice", "fresh")
+    assert [m.content for m in graph.search_memories("alice", "fresh")] == ["fresh"]
