@@ -1,9 +1,99 @@
-"""CLI commands: config (filled in by its own change)."""
+"""``sessions-graph config get|set|unset|list|path``.
+
+Settings live in ``$XDG_CONFIG_HOME/sessions-graph/config.toml`` because hook
+processes often start without the user's shell variables. ``list`` and
+``get`` show secrets shortened (``Settings.redacted``) unless ``--reveal``.
+"""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import typer
+
+from sessions_graph.cli import fail
+from sessions_graph.settings import (
+    KEYS,
+    SECRET_KEYS,
+    config_path,
+    load_settings,
+    read_config_file,
+    write_config_value,
+)
+
+config_app = typer.Typer(
+    help="Read and write settings (config file < environment).", no_args_is_help=True
+)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the application."""
+    app.add_typer(config_app, name="config")
+
+
+def _key(key: str) -> str:
+    """The setting name for ``key`` (``memgraph-url`` works too), or exit 2."""
+    name = key.strip().lower().replace("-", "_")
+    if name not in KEYS:
+        raise fail(f"unknown setting {key!r}; known: {', '.join(sorted(KEYS))}", code=2)
+    return name
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+@config_app.command("get")
+def get(
+    key: str = typer.Argument(..., help="Setting name, e.g. db or memgraph_url."),
+    reveal: bool = typer.Option(False, "--reveal", help="Print a secret in full."),
+) -> None:
+    """Print a setting's effective value (defaults < config file < environment)."""
+    name = _key(key)
+    settings = load_settings()
+    value = getattr(settings, name) if reveal else settings.redacted()[name]
+    typer.echo(_show(value))
+
+
+@config_app.command("set")
+def set_(
+    key: str = typer.Argument(..., help="Setting name."),
+    value: str = typer.Argument(..., help="New value."),
+) -> None:
+    """Write a setting to the config file."""
+    name = _key(key)
+    path = write_config_value(name, value)
+    shown = "****" if name in SECRET_KEYS else _show(read_config_file(path)[name])
+    typer.echo(f"{name} = {shown}  ({path})")
+
+
+@config_app.command("unset")
+def unset(key: str = typer.Argument(..., help="Setting name.")) -> None:
+    """Remove a setting from the config file (its default applies again)."""
+    name = _key(key)
+    path = config_path()
+    if name not in read_config_file(path):
+        typer.echo(f"{name} is not set in {path}")
+        return
+    write_config_value(name, None, path)
+    typer.echo(f"removed {name} from {path}")
+
+
+@config_app.command("list")
+def list_(as_json: bool = typer.Option(False, "--json", help="Machine-readable output.")) -> None:
+    """Every setting's effective value; secrets shortened to their last 4 characters."""
+    values = load_settings().redacted()
+    if as_json:
+        typer.echo(json.dumps(values, indent=2))
+        return
+    width = max(len(k) for k in values)
+    for name, value in values.items():
+        typer.echo(f"{name:<{width}} = {_show(value)}")
+
+
+@config_app.command("path")
+def path() -> None:
+    """Print where the config file is (it may not exist yet)."""
+    typer.echo(str(config_path()))

@@ -1,0 +1,34 @@
+"""The action record the hook path hands to ``SessionsGraph.record_actions``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: One action as ``record_actions`` accepts it.
+Action = dict[str, Any]
+
+
+def short(value: Any) -> str | None:
+    """A string field the store accepts (<= 512 chars), else None."""
+    return value if isinstance(value, str) and len(value) <= 512 else None
+
+
+def make_action(
+    action_id: str,
+    action_type: str,
+    text: str,
+    timestamp: str | None,
+    *,
+    tool_name: str | None = None,
+    tool_use_id: str | None = None,
+    is_error: bool = False,
+) -> Action:
+    return {
+        "action_id": action_id,
+        "action_type": action_type,
+        "text": text,
+        "timestamp": short(timestamp),
+        "tool_name": tool_name,
+        "tool_use_id": tool_use_id,
+        "is_error": is_error,
+    }

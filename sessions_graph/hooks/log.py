@@ -1,0 +1,39 @@
+"""One-line reporting for the hook path.
+
+A hook must never disturb the agent, so problems become one line on stderr
+(which the agent shows at most as a warning) plus the same line appended to
+``settings.log_path`` for later diagnosis. ``logging`` is not used: its
+import and handler setup cost more than the whole write they would report.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+from pathlib import Path
+
+#: Longest message written; a hostile payload must not flood the log.
+MAX_MESSAGE_CHARS = 500
+
+
+def _clean(message: str) -> str:
+    # Control characters (newlines included) would split or forge log lines.
+    text = "".join(ch if ch.isprintable() else "?" for ch in message)
+    return text if len(text) <= MAX_MESSAGE_CHARS else text[: MAX_MESSAGE_CHARS - 3] + "..."
+
+
+def log_line(log_path: Path, level: str, message: str, *, stderr: bool = False) -> None:
+    """Append ``level message`` to the log file (and stderr if asked); never raises."""
+    text = _clean(message)
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
+    if stderr:
+        with contextlib.suppress(OSError, ValueError):  # stderr closed by the runtime
+            print(f"sessions-graph: {text}", file=sys.stderr)
+    try:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(log_path, "a", encoding="utf-8") as fh:
+            fh.write(f"{stamp} {level} pid={os.getpid()} {text}\n")
+    except OSError:
+        pass  # the log is best effort: losing a diagnostic must not fail the hook

@@ -1,0 +1,113 @@
+"""``sessions-graph hook``: the process agent runtimes start on every event.
+
+Contract with the agent: exit 0, print nothing on stdout (Claude Code would
+inject it into the conversation), at most one line on stderr, always fast.
+Every problem is logged to ``settings.log_path`` instead of raised.
+
+Order of work: parse and validate the payload (a bad one is logged and
+dropped: retrying cannot fix it), open the store, replay anything spooled
+earlier (so events land in arrival order), then handle this event. If the
+store cannot be opened or written, the payload is spooled for the next call.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import TYPE_CHECKING, Any
+
+from sessions_graph.errors import MemoryValidationError
+from sessions_graph.hooks.handle import PayloadError, handle_payload, validate
+from sessions_graph.hooks.log import log_line
+
+if TYPE_CHECKING:
+    from sessions_graph.settings import Settings
+
+#: Largest payload read from stdin; a bigger one is rejected, not buffered.
+MAX_PAYLOAD_BYTES = 32 * 1024 * 1024
+
+USAGE = """\
+usage: sessions-graph hook [PAYLOAD_JSON]
+
+Record one agent hook event. The event's JSON is read from stdin (Claude Code
+and Codex hooks) or taken from the last argument (Codex `notify`). Always
+exits 0; problems are logged to the sessions-graph log file.
+"""
+
+
+def main(argv: list[str]) -> int:
+    """Run one hook event; the return value is always 0."""
+    if argv and argv[0] in ("-h", "--help"):
+        sys.stdout.write(USAGE)
+        return 0
+    try:
+        from sessions_graph.settings import load_settings
+
+        settings = load_settings()
+    except Exception as exc:  # a broken config file must not break the agent
+        print(f"sessions-graph: hook skipped: {exc}", file=sys.stderr)
+        return 0
+    try:
+        run(argv, settings)
+    except Exception as exc:  # last line of defence: never a traceback
+        log_line(
+            settings.log_path, "ERROR", f"hook failed: {type(exc).__name__}: {exc}", stderr=True
+        )
+    return 0
+
+
+def run(argv: list[str], settings: Settings) -> None:
+    try:
+        payload = _read_payload(argv)
+        event, session_id = validate(payload)
+    except (PayloadError, MemoryValidationError) as exc:
+        log_line(settings.log_path, "ERROR", f"hook payload rejected: {exc}", stderr=True)
+        return
+    try:
+        _store(payload, settings)
+    except (PayloadError, MemoryValidationError) as exc:
+        log_line(
+            settings.log_path, "ERROR", f"{event} session={session_id} rejected: {exc}", stderr=True
+        )
+    except Exception as exc:
+        from sessions_graph.hooks.spool import spool_payload
+
+        spooled = spool_payload(settings, payload)
+        log_line(
+            settings.log_path,
+            "WARN",
+            f"{event} session={session_id}: store unavailable ({type(exc).__name__}: {exc});"
+            f" spooled as {spooled.name}",
+            stderr=True,
+        )
+
+
+def _store(payload: dict[str, Any], settings: Settings) -> None:
+    from sessions_graph.graph import SessionsGraph
+    from sessions_graph.hooks.spool import pending_files, replay_spool
+
+    with SessionsGraph(settings=settings) as graph:
+        if pending_files(settings):
+            replay_spool(graph, settings)
+        outcome = handle_payload(graph, settings, payload)
+    for warning in outcome.warnings:
+        log_line(settings.log_path, "WARN", f"{outcome.summary()}: {warning}")
+    if outcome.warnings:
+        print(f"sessions-graph: {outcome.warnings[0][:300]}", file=sys.stderr)
+    log_line(settings.log_path, "INFO", outcome.summary())
+
+
+def _read_payload(argv: list[str]) -> Any:
+    # Codex `notify` passes the JSON as the last argument; hooks use stdin.
+    if argv and argv[-1].lstrip().startswith("{"):
+        raw = argv[-1].encode("utf-8", "surrogateescape")
+    else:
+        raw = sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
+    if len(raw) > MAX_PAYLOAD_BYTES:
+        raise PayloadError(f"payload larger than {MAX_PAYLOAD_BYTES} bytes")
+    if not raw.strip():
+        raise PayloadError("empty payload on stdin")
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise PayloadError(f"payload is not JSON: {str(exc)[:100]}") from None

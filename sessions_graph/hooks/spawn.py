@@ -1,0 +1,38 @@
+"""Starting a reconcile run in the background without waiting for it.
+
+Reconciliation calls an LLM and takes seconds to minutes; the agent must
+not wait. The child gets its own session (so the agent's Ctrl-C or exit does
+not kill it), no stdin, and appends its output to a log file. If it dies, the
+session simply stays pending for the next ``reconcile --pending`` sweep.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sessions_graph.settings import Settings
+
+
+def reconcile_log_path(settings: Settings) -> Path:
+    return Path(settings.state_dir) / "reconcile.log"
+
+
+def spawn_reconcile(settings: Settings, session_id: str) -> subprocess.Popen[bytes]:
+    """Start ``sessions-graph reconcile --session ID`` detached; return at once."""
+    log_path = reconcile_log_path(settings)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "ab") as log, open(os.devnull, "rb") as devnull:
+        # The child holds its own copies of the descriptors; ours close here.
+        return subprocess.Popen(
+            [sys.executable, "-m", "sessions_graph", "reconcile", "--session", session_id],
+            stdin=devnull,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+            close_fds=True,
+        )

@@ -1,0 +1,117 @@
+"""The spool: hook payloads the store could not take, kept until it can.
+
+One file per event in ``settings.spool_dir``. Names sort in arrival order
+(nanosecond clock, then pid, then a per-process counter) and every file is
+written to a dot-prefixed temp name and renamed, so a reader never sees half
+a payload. ``replay_spool`` claims a file by renaming it before handling it,
+so concurrent replayers never take the same file; since recording is
+idempotent, even a file replayed twice (a replayer killed after writing,
+before deleting) stores nothing twice. A payload the store rejects as invalid
+is moved to ``rejected/`` instead of being retried forever.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sessions_graph.errors import MemoryValidationError
+from sessions_graph.hooks.handle import PayloadError, handle_payload
+from sessions_graph.hooks.log import log_line
+
+if TYPE_CHECKING:
+    from sessions_graph.graph import SessionsGraph
+    from sessions_graph.settings import Settings
+
+#: Payload fields never needed to replay an event; dropped to keep spool files small.
+_BULKY_FIELDS = ("tool_input", "tool_response", "last_assistant_message")
+#: A claim older than this belongs to a replayer that died; it is released.
+STALE_CLAIM_SECONDS = 300.0
+_CLAIM = ".claim-"
+
+_counter = 0
+
+
+def spool_payload(settings: Settings, payload: dict[str, Any]) -> Path:
+    """Write ``payload`` to the spool atomically; return the file's path."""
+    global _counter
+    _counter += 1
+    directory = settings.spool_dir
+    directory.mkdir(parents=True, exist_ok=True)
+    # With a transcript, the bulky fields are also in it; without one, keep all.
+    bulky = _BULKY_FIELDS if payload.get("transcript_path") else ()
+    kept = {k: v for k, v in payload.items() if k not in bulky}
+    name = f"{time.time_ns():020d}-{os.getpid():08d}-{_counter:04d}.json"
+    tmp = directory / f".{name}.tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(kept, fh, ensure_ascii=False)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, directory / name)
+    return directory / name
+
+
+def pending_files(settings: Settings) -> list[Path]:
+    """Spooled payloads not claimed by anyone, oldest first."""
+    try:
+        names = os.listdir(settings.spool_dir)
+    except FileNotFoundError:
+        return []
+    return [settings.spool_dir / n for n in sorted(names) if n.endswith(".json") and n[0] != "."]
+
+
+def replay_spool(graph: SessionsGraph, settings: Settings) -> int:
+    """Apply spooled payloads in arrival order; return how many were applied.
+
+    Stops at the first store failure (the store is still down: the file goes
+    back to the spool, in its place). Invalid payloads go to ``rejected/``.
+    """
+    _release_stale_claims(settings)
+    replayed = 0
+    for path in pending_files(settings):
+        claimed = path.with_name(f"{path.name}{_CLAIM}{os.getpid()}")
+        try:
+            os.rename(path, claimed)
+        except FileNotFoundError:
+            continue  # another process claimed it first
+        os.utime(claimed)  # the claim's age, for stale-claim release
+        try:
+            payload = json.loads(claimed.read_text(encoding="utf-8"))
+            outcome = handle_payload(graph, settings, payload)
+        except (PayloadError, MemoryValidationError, ValueError) as exc:
+            _reject(settings, claimed, path.name, exc)
+            continue
+        except Exception:
+            os.rename(claimed, path)
+            raise
+        claimed.unlink()
+        replayed += 1
+        log_line(settings.log_path, "INFO", f"replayed {path.name}: {outcome.summary()}")
+    return replayed
+
+
+def _reject(settings: Settings, claimed: Path, name: str, exc: Exception) -> None:
+    rejected = settings.spool_dir / "rejected"
+    rejected.mkdir(exist_ok=True)
+    os.replace(claimed, rejected / name)
+    log_line(settings.log_path, "ERROR", f"rejected spooled {name}: {exc}")
+
+
+def _release_stale_claims(settings: Settings) -> None:
+    try:
+        entries = list(os.scandir(settings.spool_dir))
+    except FileNotFoundError:
+        return
+    now = time.time()
+    for entry in entries:
+        if _CLAIM not in entry.name:
+            continue
+        try:
+            if now - entry.stat().st_mtime > STALE_CLAIM_SECONDS:
+                original = entry.name.split(_CLAIM, 1)[0]
+                os.rename(entry.path, settings.spool_dir / original)
+        except FileNotFoundError:
+            continue  # its replayer finished meanwhile

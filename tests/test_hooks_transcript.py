@@ -1,0 +1,168 @@
+"""Transcript parsing: Claude Code and Codex lines to actions, cursor semantics."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from test_hooks_helpers import ClaudeTranscript, codex_rollout_lines
+
+from sessions_graph.hooks import codex
+from sessions_graph.hooks.handle import project_key, prompt_action
+from sessions_graph.hooks.transcript import import_actions, read_complete_lines
+
+
+def test_claude_transcript_yields_messages_tool_calls_and_results(tmp_path: Path) -> None:
+    t = ClaudeTranscript(tmp_path / "s.jsonl", "s1")
+    t.noise()
+    prompt = t.user("Fix the failing test")
+    tool_id = t.tool_use("Bash", {"command": "pytest -x"}, "1 failed")
+    answer = t.assistant("Fixed it.")
+    actions, cursor = import_actions(t.path, 0, "s1")
+    assert cursor == t.path.stat().st_size
+    assert [a["action_type"] for a in actions] == [
+        "user_message",
+        "tool_call",
+        "tool_result",
+        "assistant_message",
+    ]
+    assert actions[0]["action_id"] == prompt["uuid"]
+    assert actions[0]["text"] == "Fix the failing test"
+    call, result = actions[1], actions[2]
+    # The tool_use is block 1 (block 0 is thinking, skipped): the index keeps ids stable.
+    assert call["action_id"].endswith(":1")
+    assert (call["tool_name"], call["tool_use_id"]) == ("Bash", tool_id)
+    assert json.loads(call["text"]) == {"command": "pytest -x"}
+    assert (result["tool_use_id"], result["text"], result["is_error"]) == (
+        tool_id,
+        "1 failed",
+        False,
+    )
+    assert actions[3]["action_id"] == answer["uuid"]
+    assert actions[3]["timestamp"] == answer["timestamp"]
+
+
+def test_half_written_last_line_is_left_for_next_time(tmp_path: Path) -> None:
+    t = ClaudeTranscript(tmp_path / "s.jsonl", "s1")
+    t.user("first")
+    complete = t.path.stat().st_size
+    second = json.dumps(t._entry("user", "second")) + "\n"
+    with open(t.path, "a") as fh:
+        fh.write(second[:25])
+    actions, cursor = import_actions(t.path, 0, "s1")
+    assert [a["text"] for a in actions] == ["first"]
+    assert cursor == complete
+    with open(t.path, "a") as fh:
+        fh.write(second[25:])
+    actions, cursor = import_actions(t.path, cursor, "s1")
+    assert [a["text"] for a in actions] == ["second"]
+    assert cursor == t.path.stat().st_size
+    assert import_actions(t.path, cursor, "s1") == ([], cursor)
+
+
+def test_missing_transcript_is_empty_and_shrunk_one_is_reread(tmp_path: Path) -> None:
+    assert read_complete_lines(tmp_path / "nope.jsonl", 0) == ([], 0)
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"a": 1}\n')
+    lines, cursor = read_complete_lines(path, 10_000)
+    assert lines == [(0, b'{"a": 1}\n')] and cursor == 9
+
+
+def test_malformed_and_hostile_lines_are_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    good = {"type": "user", "uuid": "u-1", "message": {"content": "ok"}}
+    lines = [
+        "not json",
+        "[1, 2]",
+        json.dumps(
+            {"type": "user", "uuid": "x'; DROP TABLE actions; --", "message": {"content": "a"}}
+        ),
+        json.dumps({"type": "user", "uuid": "}) DETACH DELETE n //", "message": {"content": "b"}}),
+        json.dumps({"type": "user", "uuid": "bad\u0000id", "message": {"content": "c"}}),
+        json.dumps({"type": "assistant", "uuid": "u-2", "message": {"content": 42}}),
+        "[" * 100_000,
+        json.dumps(good),
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    actions, _ = import_actions(path, 0, "s1")
+    assert [(a["action_id"], a["text"]) for a in actions] == [("u-1", "ok")]
+
+
+def test_meta_and_system_entries_become_system_messages(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    entries = [
+        {"type": "user", "uuid": "m1", "isMeta": True, "message": {"content": "<command-name>"}},
+        {"type": "system", "uuid": "m2", "content": "Conversation compacted", "level": "info"},
+        {"type": "user", "uuid": "m3", "message": {"content": [{"type": "image", "source": {}}]}},
+    ]
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    actions, _ = import_actions(path, 0, "s1")
+    assert [(a["action_id"], a["action_type"]) for a in actions] == [
+        ("m1", "system_message"),
+        ("m2", "system_message"),
+    ]
+
+
+def test_codex_rollout_lines(tmp_path: Path) -> None:
+    path = tmp_path / "rollout-2026-11-29T10-00-00-abc.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in codex_rollout_lines("cx1")))
+    actions, _ = import_actions(path, 0, "cx1")
+    assert [(a["action_type"], a["text"]) for a in actions] == [
+        ("system_message", "<environment_context>cwd</environment_context>"),
+        ("user_message", "list files"),
+        ("tool_call", '{"command":["ls"]}'),
+        ("tool_result", "README.md"),
+        ("assistant_message", "One file."),
+    ]
+    assert actions[2]["tool_name"] == "shell" and actions[2]["tool_use_id"] == "call_1"
+    assert actions[3]["tool_use_id"] == "call_1" and not actions[3]["is_error"]
+    again, _ = import_actions(path, 0, "cx1")
+    assert [a["action_id"] for a in again] == [a["action_id"] for a in actions]
+    assert len({a["action_id"] for a in actions}) == len(actions)
+
+
+def test_codex_legacy_bare_items(tmp_path: Path) -> None:
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(
+        json.dumps(
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+        )
+        + "\n"
+    )
+    actions, _ = import_actions(path, 0, "cx1")
+    assert [(a["action_type"], a["text"]) for a in actions] == [("user_message", "hi")]
+
+
+def test_codex_notify_payload() -> None:
+    payload = {
+        "type": "agent-turn-complete",
+        "thread-id": "t1",
+        "turn-id": "12345",
+        "cwd": "/home/dev/project",
+        "input-messages": ["rename foo to bar"],
+        "last-assistant-message": "Renamed.",
+    }
+    actions = codex.notify_actions(payload)
+    assert [(a["action_type"], a["text"]) for a in actions] == [
+        ("user_message", "rename foo to bar"),
+        ("assistant_message", "Renamed."),
+    ]
+    assert codex.notify_actions(payload) == actions
+
+
+def test_prompt_fallback_id_is_stable_and_turn_scoped() -> None:
+    a = prompt_action("s1", {"prompt": "hello"})
+    assert a is not None and a == prompt_action("s1", {"prompt": "hello"})
+    assert a["action_id"] != prompt_action("s2", {"prompt": "hello"})["action_id"]  # type: ignore[index]
+    other_turn = prompt_action("s1", {"prompt": "hello", "turn_id": "t2"})
+    assert other_turn is not None and other_turn["action_id"] != a["action_id"]
+    assert prompt_action("s1", {"prompt": "  "}) is None
+
+
+def test_project_key_is_git_root_name(tmp_path: Path) -> None:
+    repo = tmp_path / "myrepo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src" / "pkg").mkdir(parents=True)
+    assert project_key(str(repo / "src" / "pkg")) == "myrepo"
+    assert project_key(str(tmp_path / "plain")) == "plain"
+    assert project_key(None) is None
