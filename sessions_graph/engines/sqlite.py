@@ -220,18 +220,21 @@ class SQLiteEngine(Engine):
         self._migrate()
 
     def drop(self) -> None:
-        with self._write() as conn:
-            objects = conn.execute(
-                "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'trigger')"
-                " AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'memories_fts_%'"
-            ).fetchall()
-            for kind, name in objects:
-                if kind == "trigger":
-                    conn.execute(f'DROP TRIGGER IF EXISTS "{name}"')
-            for kind, name in objects:
-                if kind == "table":
-                    conn.execute(f'DROP TABLE IF EXISTS "{name}"')
-            conn.execute("PRAGMA user_version = 0")
+        # Tables reference each other; with the checks off (they can only be
+        # switched outside a transaction) they can be dropped in any order.
+        with self._lock:
+            self._conn.execute("PRAGMA foreign_keys = OFF")
+            try:
+                with self._write() as conn:
+                    objects = conn.execute(
+                        "SELECT name FROM sqlite_master WHERE type = 'table'"
+                        " AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'memories_fts_%'"
+                    ).fetchall()
+                    for (name,) in objects:
+                        conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+                    conn.execute("PRAGMA user_version = 0")
+            finally:
+                self._conn.execute("PRAGMA foreign_keys = ON")
 
     def close(self) -> None:
         with self._lock:
