@@ -254,6 +254,84 @@ class SessionsGraph:
         check_id(user_id, "user_id")
         return self.engine.forget_user(user_id)
 
+    # -- reconciliation ----------------------------------------------------
+    # Thin wrappers over sessions_graph.reconcile.pipeline, imported on call:
+    # LightRAG and the LLM SDKs never load with the package or on the hook path.
+    if TYPE_CHECKING:
+        from collections.abc import Callable
+
+        from sessions_graph.reconcile.extraction import LLMFunc
+        from sessions_graph.reconcile.summary import ReconciliationSummary
+
+    async def reconcile_session(
+        self,
+        session_id: str,
+        entity_workspace: str | None = None,
+        llm_model_func: LLMFunc | None = None,
+        *,
+        concurrency: int | None = None,
+        lease_seconds: float | None = None,
+    ) -> ReconciliationSummary:
+        """Chunk, dedup and extract one session now (any status, unless a live
+        run holds it). Raises ``ReconciliationNotConfiguredError`` without an LLM."""
+        from sessions_graph.reconcile import pipeline
+
+        check_id(session_id, "session_id")
+        options = pipeline.RunOptions(
+            entity_workspace=entity_workspace,
+            concurrency=concurrency,
+            lease_seconds=lease_seconds or pipeline.DEFAULT_LEASE_SECONDS,
+        )
+        return await pipeline.reconcile_session(
+            self.engine, self.settings, session_id, options, llm_model_func
+        )
+
+    def reconcile_session_sync(
+        self,
+        session_id: str,
+        entity_workspace: str | None = None,
+        llm_model_func: LLMFunc | None = None,
+        **kwargs: Any,
+    ) -> ReconciliationSummary:
+        """``reconcile_session`` for code without an event loop."""
+        import asyncio
+
+        return asyncio.run(
+            self.reconcile_session(session_id, entity_workspace, llm_model_func, **kwargs)
+        )
+
+    async def reconcile_pending(
+        self,
+        limit: int = 50,
+        retry_failed: bool = False,
+        entity_workspace: str | None = None,
+        llm_model_func: LLMFunc | None = None,
+        *,
+        concurrency: int | None = None,
+        lease_seconds: float | None = None,
+        on_claimed: Callable[[list[str]], None] | None = None,
+        on_result: Callable[[ReconciliationSummary], None] | None = None,
+    ) -> list[ReconciliationSummary]:
+        """Sweep: claim up to ``limit`` waiting sessions, oldest first (failed
+        ones too with ``retry_failed``), and reconcile them concurrently."""
+        from sessions_graph.reconcile import pipeline
+
+        options = pipeline.RunOptions(
+            entity_workspace=entity_workspace,
+            concurrency=concurrency,
+            lease_seconds=lease_seconds or pipeline.DEFAULT_LEASE_SECONDS,
+        )
+        return await pipeline.reconcile_pending(
+            self.engine,
+            self.settings,
+            options,
+            llm_model_func,
+            limit=check_limit(limit),
+            retry_failed=retry_failed,
+            on_claimed=on_claimed,
+            on_result=on_result,
+        )
+
 
 def _action_row(action: Mapping[str, Any]) -> dict[str, Any]:
     """Validate one action and normalise it to the engine's record shape."""

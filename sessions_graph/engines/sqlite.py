@@ -107,6 +107,85 @@ MIGRATIONS: list[str] = [
         UNIQUE (session_id, seq)
     );
     """,
+    # 2: reconciliation. HAS_CHUNK is unit_chunks, MENTIONED_IN is mentions,
+    # RELATED is relations (kept per chunk, so they go when the chunk goes).
+    # Triggers collect garbage: a chunk no unit references is deleted (its
+    # mentions, relations and extraction marks cascade), and an entity left
+    # with no mention is deleted (its relations cascade).
+    """
+    CREATE TABLE chunks (
+        hash TEXT PRIMARY KEY,
+        text TEXT NOT NULL
+    );
+    CREATE TABLE unit_chunks (
+        unit_kind  TEXT NOT NULL,
+        unit_id    TEXT NOT NULL,
+        chunk_hash TEXT NOT NULL REFERENCES chunks(hash),
+        position   INTEGER NOT NULL,
+        PRIMARY KEY (unit_kind, unit_id, chunk_hash)
+    );
+    CREATE INDEX unit_chunks_by_chunk ON unit_chunks(chunk_hash);
+    CREATE TABLE unit_hashes (
+        unit_kind    TEXT NOT NULL,
+        unit_id      TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        PRIMARY KEY (unit_kind, unit_id)
+    );
+    CREATE TABLE chunk_extractions (
+        chunk_hash   TEXT NOT NULL REFERENCES chunks(hash) ON DELETE CASCADE,
+        workspace    TEXT NOT NULL,
+        extracted_at TEXT NOT NULL,
+        PRIMARY KEY (chunk_hash, workspace)
+    );
+    CREATE TABLE entities (
+        entity_id   INTEGER PRIMARY KEY,
+        workspace   TEXT NOT NULL,
+        name        TEXT NOT NULL,
+        name_key    TEXT NOT NULL,
+        entity_type TEXT,
+        UNIQUE (workspace, name)
+    );
+    CREATE INDEX entities_by_key ON entities(name_key);
+    CREATE TABLE mentions (
+        entity_id   INTEGER NOT NULL REFERENCES entities(entity_id) ON DELETE CASCADE,
+        chunk_hash  TEXT NOT NULL REFERENCES chunks(hash) ON DELETE CASCADE,
+        workspace   TEXT NOT NULL,
+        entity_type TEXT,
+        description TEXT,
+        PRIMARY KEY (entity_id, chunk_hash)
+    );
+    CREATE INDEX mentions_by_chunk ON mentions(chunk_hash, workspace);
+    CREATE TABLE relations (
+        chunk_hash  TEXT NOT NULL REFERENCES chunks(hash) ON DELETE CASCADE,
+        workspace   TEXT NOT NULL,
+        source_id   INTEGER NOT NULL REFERENCES entities(entity_id) ON DELETE CASCADE,
+        target_id   INTEGER NOT NULL REFERENCES entities(entity_id) ON DELETE CASCADE,
+        description TEXT,
+        keywords    TEXT,
+        weight      REAL,
+        PRIMARY KEY (chunk_hash, workspace, source_id, target_id)
+    );
+    CREATE INDEX relations_by_source ON relations(source_id);
+    CREATE INDEX relations_by_target ON relations(target_id);
+    CREATE TRIGGER unit_chunks_gc AFTER DELETE ON unit_chunks
+    WHEN NOT EXISTS (SELECT 1 FROM unit_chunks WHERE chunk_hash = old.chunk_hash)
+    BEGIN
+        DELETE FROM chunks WHERE hash = old.chunk_hash;
+    END;
+    CREATE TRIGGER mentions_gc AFTER DELETE ON mentions
+    WHEN NOT EXISTS (SELECT 1 FROM mentions WHERE entity_id = old.entity_id)
+    BEGIN
+        DELETE FROM entities WHERE entity_id = old.entity_id;
+    END;
+    CREATE TRIGGER memories_unit_ad AFTER DELETE ON memories BEGIN
+        DELETE FROM unit_chunks WHERE unit_kind = 'memory' AND unit_id = old.memory_id;
+        DELETE FROM unit_hashes WHERE unit_kind = 'memory' AND unit_id = old.memory_id;
+    END;
+    CREATE TRIGGER actions_unit_ad AFTER DELETE ON actions BEGIN
+        DELETE FROM unit_chunks WHERE unit_kind = 'action' AND unit_id = old.action_id;
+        DELETE FROM unit_hashes WHERE unit_kind = 'action' AND unit_id = old.action_id;
+    END;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -462,6 +541,308 @@ class SQLiteEngine(Engine):
             )
 
     # == reconciliation ==
+    # Claims are a (claim_owner, claim_expires_at, claim_version) triple on
+    # the session row; everything else is keyed by content hash, so a run
+    # killed at any point leaves nothing doubled. Garbage collection of
+    # chunks and entities is done by the triggers of migration 2.
+
+    def claim_sessions(
+        self,
+        owner: str,
+        lease_seconds: float,
+        limit: int,
+        include_failed: bool = False,
+        session_id: str | None = None,
+    ) -> list[Record]:
+        now = time.time()
+        with self._write() as conn:
+            if session_id is not None:
+                ids = conn.execute(
+                    "SELECT session_id FROM sessions WHERE session_id = ?"
+                    " AND NOT (reconciliation_status IS ? AND claim_expires_at >= ?)",
+                    (session_id, RUNNING, now),
+                ).fetchall()
+            else:
+                ids = conn.execute(
+                    "SELECT session_id FROM sessions"
+                    " WHERE reconciliation_status = ? OR (? AND reconciliation_status = ?)"
+                    "   OR (reconciliation_status = ? AND claim_expires_at < ?)"
+                    " ORDER BY coalesce(ended_at, started_at), session_id LIMIT ?",
+                    (PENDING, include_failed, FAILED, RUNNING, now, limit),
+                ).fetchall()
+            claimed = []
+            for (sid,) in ids:
+                row = conn.execute(
+                    "UPDATE sessions SET reconciliation_status = ?, claim_owner = ?,"
+                    " claim_expires_at = ?, claim_version = content_version"
+                    f" WHERE session_id = ? RETURNING {_SESSION_COLUMNS}",
+                    (RUNNING, owner, now + lease_seconds, sid),
+                ).fetchone()
+                claimed.append(_session_record(row))
+            return claimed
+
+    def renew_claim(self, session_id: str, owner: str, lease_seconds: float) -> bool:
+        with self._write() as conn:
+            cursor = conn.execute(
+                "UPDATE sessions SET claim_expires_at = ?"
+                " WHERE session_id = ? AND claim_owner = ? AND reconciliation_status = ?",
+                (time.time() + lease_seconds, session_id, owner, RUNNING),
+            )
+            return cursor.rowcount > 0
+
+    def reconcilable_units(self, session_id: str) -> list[Record]:
+        rows = self._read(
+            "SELECT 'action' AS unit_kind, a.action_id AS unit_id, a.text, h.content_hash"
+            " FROM actions a LEFT JOIN unit_hashes h"
+            "   ON h.unit_kind = 'action' AND h.unit_id = a.action_id"
+            " WHERE a.session_id = ? ORDER BY a.seq",
+            (session_id,),
+        ) + self._read(
+            "SELECT 'memory' AS unit_kind, m.memory_id AS unit_id, m.content AS text,"
+            " h.content_hash FROM memories m LEFT JOIN unit_hashes h"
+            "   ON h.unit_kind = 'memory' AND h.unit_id = m.memory_id"
+            " WHERE m.session_id = ? ORDER BY m.created_at, m.memory_id",
+            (session_id,),
+        )
+        return [dict(r) for r in rows]
+
+    def set_unit_chunks(
+        self, unit_kind: str, unit_id: str, content_hash: str, chunks: Sequence[Record]
+    ) -> None:
+        hashes = [c["hash"] for c in chunks]
+        with self._write() as conn:
+            conn.executemany(
+                "INSERT INTO chunks(hash, text) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                [(c["hash"], c["text"]) for c in chunks],
+            )
+            # Drop only the links that go, so a chunk the unit keeps is never
+            # orphaned (and collected) half way through.
+            conn.execute(
+                "DELETE FROM unit_chunks WHERE unit_kind = ? AND unit_id = ?"
+                " AND chunk_hash NOT IN (SELECT value FROM json_each(?))",
+                (unit_kind, unit_id, json.dumps(hashes)),
+            )
+            conn.executemany(
+                "INSERT INTO unit_chunks(unit_kind, unit_id, chunk_hash, position)"
+                " VALUES (?, ?, ?, ?) ON CONFLICT DO UPDATE SET position = excluded.position",
+                [(unit_kind, unit_id, h, i) for i, h in enumerate(hashes)],
+            )
+            conn.execute(
+                "INSERT INTO unit_hashes(unit_kind, unit_id, content_hash) VALUES (?, ?, ?)"
+                " ON CONFLICT DO UPDATE SET content_hash = excluded.content_hash",
+                (unit_kind, unit_id, content_hash),
+            )
+
+    def unextracted_chunks(self, session_id: str, workspace: str) -> list[Record]:
+        rows = self._read(
+            f"SELECT c.hash, c.text FROM ({_SESSION_CHUNKS}) u JOIN chunks c ON c.hash = u.hash"
+            " WHERE NOT EXISTS (SELECT 1 FROM chunk_extractions e"
+            "   WHERE e.chunk_hash = c.hash AND e.workspace = ?)"
+            " ORDER BY u.grp, u.o1, u.o2, u.position",
+            (session_id, session_id, workspace),
+        )
+        seen: dict[str, Record] = {}
+        for row in rows:
+            seen.setdefault(row["hash"], dict(row))
+        return list(seen.values())
+
+    def save_extraction(
+        self,
+        chunk_hash: str,
+        workspace: str,
+        entities: Sequence[Record],
+        relations: Sequence[Record],
+    ) -> None:
+        with self._write() as conn:
+            if not conn.execute("SELECT 1 FROM chunks WHERE hash = ?", (chunk_hash,)).fetchone():
+                return  # collected while it was being extracted: nothing to attach to
+            ids: dict[str, int] = {}
+
+            def mention(name: str, entity_type: str | None, description: str | None) -> int:
+                conn.execute(
+                    "INSERT INTO entities(workspace, name, name_key, entity_type)"
+                    " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    (workspace, name, name.casefold(), entity_type),
+                )
+                entity_id = conn.execute(
+                    "SELECT entity_id FROM entities WHERE workspace = ? AND name = ?",
+                    (workspace, name),
+                ).fetchone()[0]
+                conn.execute(
+                    "INSERT INTO mentions(entity_id, chunk_hash, workspace, entity_type,"
+                    " description) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET"
+                    " entity_type = excluded.entity_type, description = excluded.description",
+                    (entity_id, chunk_hash, workspace, entity_type, description),
+                )
+                ids[name] = entity_id
+                return entity_id
+
+            for entity in entities:
+                mention(entity["name"], entity.get("entity_type"), entity.get("description"))
+            conn.execute(
+                "DELETE FROM relations WHERE chunk_hash = ? AND workspace = ?",
+                (chunk_hash, workspace),
+            )
+            for rel in relations:
+                source = ids.get(rel["source"]) or mention(rel["source"], None, None)
+                target = ids.get(rel["target"]) or mention(rel["target"], None, None)
+                conn.execute(
+                    "INSERT INTO relations(chunk_hash, workspace, source_id, target_id,"
+                    " description, keywords, weight) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT DO UPDATE SET description = excluded.description,"
+                    " keywords = excluded.keywords, weight = excluded.weight",
+                    (
+                        chunk_hash,
+                        workspace,
+                        source,
+                        target,
+                        rel.get("description"),
+                        rel.get("keywords"),
+                        rel.get("weight"),
+                    ),
+                )
+            # Mentions this extraction no longer makes go last, after the new
+            # ones exist, so a kept entity is never collected in between.
+            conn.execute(
+                "DELETE FROM mentions WHERE chunk_hash = ? AND workspace = ?"
+                " AND entity_id NOT IN (SELECT value FROM json_each(?))",
+                (chunk_hash, workspace, json.dumps(list(ids.values()))),
+            )
+            conn.execute(
+                "INSERT INTO chunk_extractions(chunk_hash, workspace, extracted_at)"
+                " VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET extracted_at = excluded.extracted_at",
+                (chunk_hash, workspace, _now_iso()),
+            )
+
+    def finish_reconciliation(
+        self,
+        session_id: str,
+        owner: str,
+        status: str,
+        finished_at: str,
+        summary: Record | None,
+        error: str | None,
+    ) -> bool:
+        if status not in (RECONCILED, FAILED):
+            raise MemoryValidationError(f"a run finishes {RECONCILED} or {FAILED}, not {status!r}")
+        with self._write() as conn:
+            row = conn.execute(
+                "SELECT content_version = claim_version FROM sessions"
+                " WHERE session_id = ? AND claim_owner = ? AND reconciliation_status = ?",
+                (session_id, owner, RUNNING),
+            ).fetchone()
+            if row is None:
+                return False
+            final = status if row[0] else PENDING
+            conn.execute(
+                "UPDATE sessions SET reconciliation_status = ?,"
+                " reconciled_at = CASE WHEN ? = ? THEN ? ELSE reconciled_at END,"
+                " reconciliation_error = ?, last_summary = ?,"
+                " claim_owner = NULL, claim_expires_at = NULL, claim_version = NULL"
+                " WHERE session_id = ?",
+                (
+                    final,
+                    final,
+                    RECONCILED,
+                    finished_at,
+                    error if status == FAILED else None,
+                    json.dumps(summary) if summary is not None else None,
+                    session_id,
+                ),
+            )
+            return True
+
+    def session_entities(self, session_id: str) -> list[Record]:
+        rows = self._read(
+            "SELECT e.entity_id, e.name, e.entity_type, e.workspace, m.description,"
+            " m.chunk_hash FROM mentions m"
+            f" JOIN (SELECT DISTINCT hash FROM ({_SESSION_CHUNKS})) s ON s.hash = m.chunk_hash"
+            " JOIN entities e ON e.entity_id = m.entity_id"
+            " ORDER BY e.name, e.workspace, m.chunk_hash",
+            (session_id, session_id),
+        )
+        found: dict[int, Record] = {}
+        for row in rows:
+            entity = found.setdefault(
+                row["entity_id"],
+                {
+                    "name": row["name"],
+                    "entity_type": row["entity_type"],
+                    "workspace": row["workspace"],
+                    "descriptions": [],
+                    "mentions": 0,
+                },
+            )
+            entity["mentions"] += 1
+            if row["description"] and row["description"] not in entity["descriptions"]:
+                entity["descriptions"].append(row["description"])
+        return [
+            {
+                **{k: v for k, v in e.items() if k != "descriptions"},
+                "description": "\n".join(e["descriptions"]) or None,
+            }
+            for e in found.values()
+        ]
+
+    def entity_sessions(self, name: str, user_id: str) -> list[Record]:
+        rows = self._read(
+            f"SELECT {', '.join('s.' + c for c in _SESSION_COLUMNS.split(', '))}"
+            " FROM sessions s WHERE s.user_id = ? AND EXISTS ("
+            "   SELECT 1 FROM entities e JOIN mentions m ON m.entity_id = e.entity_id"
+            "   JOIN unit_chunks uc ON uc.chunk_hash = m.chunk_hash"
+            "   LEFT JOIN actions a ON uc.unit_kind = 'action' AND a.action_id = uc.unit_id"
+            "   LEFT JOIN memories mm ON uc.unit_kind = 'memory' AND mm.memory_id = uc.unit_id"
+            "   WHERE e.name_key = ? AND coalesce(a.session_id, mm.session_id) = s.session_id)"
+            " ORDER BY coalesce(s.ended_at, s.started_at) DESC, s.session_id DESC",
+            (user_id, name.casefold()),
+        )
+        return [_session_record(r) for r in rows]
+
+    def _graph_counts(self, conn: sqlite3.Connection) -> dict[str, int]:
+        return {
+            table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+            for table in ("sessions", "actions", "memories", "chunks", "entities")
+        }
+
+    def _forget_sessions(self, conn: sqlite3.Connection, session_ids: Sequence[str]) -> None:
+        # The delete triggers drop the units' chunk links, and the collection
+        # triggers then take every chunk and entity nothing else references.
+        for sid in session_ids:
+            conn.execute("DELETE FROM actions WHERE session_id = ?", (sid,))
+            conn.execute("DELETE FROM memories WHERE session_id = ?", (sid,))
+            conn.execute("DELETE FROM sessions WHERE session_id = ?", (sid,))
+
+    def forget_session(self, session_id: str) -> Record:
+        with self._write() as conn:
+            before = self._graph_counts(conn)
+            self._forget_sessions(conn, [session_id])
+            after = self._graph_counts(conn)
+        return {k: before[k] - after[k] for k in before}
+
+    def forget_user(self, user_id: str) -> Record:
+        with self._write() as conn:
+            before = self._graph_counts(conn)
+            sessions = conn.execute(
+                "SELECT session_id FROM sessions WHERE user_id = ?", (user_id,)
+            ).fetchall()
+            self._forget_sessions(conn, [r[0] for r in sessions])
+            conn.execute("DELETE FROM memories WHERE user_id = ?", (user_id,))
+            users = conn.execute("DELETE FROM users WHERE user_id = ?", (user_id,)).rowcount
+            after = self._graph_counts(conn)
+        return {**{k: before[k] - after[k] for k in before}, "users": users}
+
+
+# A session's chunks in unit order (its actions by seq, then its memories by
+# creation), one row per link; parameters: session_id, session_id.
+_SESSION_CHUNKS = """
+    SELECT 0 AS grp, a.seq AS o1, '' AS o2, uc.position, uc.chunk_hash AS hash
+    FROM actions a JOIN unit_chunks uc ON uc.unit_kind = 'action' AND uc.unit_id = a.action_id
+    WHERE a.session_id = ?
+    UNION ALL
+    SELECT 1, 0, m.created_at || m.memory_id, uc.position, uc.chunk_hash
+    FROM memories m JOIN unit_chunks uc ON uc.unit_kind = 'memory' AND uc.unit_id = m.memory_id
+    WHERE m.session_id = ?
+"""
 
 
 def _now_iso() -> str:

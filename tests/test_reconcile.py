@@ -1,0 +1,278 @@
+"""Reconciliation behaviour, on every engine, with a scripted LightRAG-format LLM."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from reconcile_scripted import ScriptedLLM
+
+from sessions_graph import SessionsGraph
+from sessions_graph.errors import ReconciliationNotConfiguredError
+
+SHARED = "Shared note: the Falcon cluster runs Memgraph behind Traefik."
+
+
+def record(graph: SessionsGraph, session_id: str, user: str, *texts: str) -> None:
+    """A finished session whose actions carry ``texts`` (ids derived from the session)."""
+    graph.record_session_start(session_id, user_id=user)
+    actions = [
+        {"action_id": f"{session_id}-a{i}", "action_type": "tool_result", "text": text}
+        for i, text in enumerate(texts)
+    ]
+    graph.record_actions(session_id, actions, user_id=user)
+    graph.record_session_end(session_id)
+
+
+def names(graph: SessionsGraph, session_id: str) -> set[str]:
+    return {e.name for e in graph.session_entities(session_id)}
+
+
+def test_reconcile_session_extracts_and_links(graph: SessionsGraph) -> None:
+    record(graph, "s-1", "alice", "Alice deployed Memgraph on Kubernetes.", "Helm chart applied.")
+    graph.save_memory("alice", "Alice prefers Grafana dashboards.", session_id="s-1")
+    llm = ScriptedLLM()
+
+    summary = graph.reconcile_session_sync("s-1", llm_model_func=llm)
+
+    assert summary.status == "reconciled"
+    assert (summary.units, summary.texts_considered, summary.chunks_extracted) == (3, 3, 3)
+    assert summary.llm_calls == llm.calls == 3
+    assert summary.chars_sent == sum(len(p) for p in llm.prompts) - 3  # the joining newlines
+    assert summary.entities == 6 and summary.relations == 3
+    assert {"Alice", "Memgraph", "Kubernetes", "Helm", "Grafana"} <= names(graph, "s-1")
+    session = graph.get_session("s-1")
+    assert session is not None and session.reconciliation_status == "reconciled"
+    assert session.reconciled_at and session.last_summary["llm_calls"] == 3
+    assert [s.session_id for s in graph.entity_sessions("memgraph", user_id="alice")] == ["s-1"]
+    assert graph.entity_sessions("Memgraph", user_id="bob") == []
+
+
+def test_reconciled_content_is_never_sent_again(graph: SessionsGraph) -> None:
+    record(graph, "s-1", "alice", "Alice deployed Memgraph on Kubernetes.")
+    llm = ScriptedLLM()
+    graph.reconcile_session_sync("s-1", llm_model_func=llm)
+
+    again = graph.reconcile_session_sync("s-1", llm_model_func=llm)
+    sweep = asyncio.run(graph.reconcile_pending(llm_model_func=llm))
+
+    assert llm.calls == 1
+    assert again.status == "reconciled" and again.llm_calls == 0
+    assert again.texts_deduped == again.texts_considered == 1
+    assert sweep == []
+
+
+def test_sweep_dedups_shared_chunks_in_flight(graph: SessionsGraph) -> None:
+    record(graph, "s-1", "alice", SHARED, "Alice owns Falcon.")
+    record(graph, "s-2", "bob", SHARED, "Bob restarted Traefik.")
+    record(graph, "s-3", "bob", SHARED)
+    llm = ScriptedLLM(delay=0.05)  # slow enough for the sessions to overlap
+
+    summaries = asyncio.run(graph.reconcile_pending(llm_model_func=llm, concurrency=8))
+
+    assert [s.status for s in summaries] == ["reconciled"] * 3
+    assert sorted(llm.inputs) == sorted([SHARED, "Alice owns Falcon.", "Bob restarted Traefik."])
+    assert sum(s.llm_calls for s in summaries) == 3
+    assert sum(s.texts_deduped for s in summaries) == 2
+    assert "Traefik" in names(graph, "s-3")
+    assert [s.session_id for s in graph.entity_sessions("traefik", user_id="bob")] == [
+        "s-3",
+        "s-2",
+    ]
+
+
+def test_new_content_queues_the_session_and_only_it_is_extracted(graph: SessionsGraph) -> None:
+    record(graph, "s-1", "alice", "Alice deployed Memgraph.")
+    llm = ScriptedLLM()
+    graph.reconcile_session_sync("s-1", llm_model_func=llm)
+
+    graph.record_actions(
+        "s-1", [{"action_id": "late", "action_type": "user_message", "text": "Now try Neo4j."}]
+    )
+    assert graph.get_session("s-1").reconciliation_status == "pending"  # type: ignore[union-attr]
+    [summary] = asyncio.run(graph.reconcile_pending(llm_model_func=llm))
+
+    assert llm.inputs == ["Alice deployed Memgraph.", "Now try Neo4j."]
+    assert summary.status == "reconciled" and summary.chunks_extracted == 1
+    assert {"Alice", "Memgraph", "Now"} <= names(graph, "s-1")
+
+
+def test_changed_memory_is_relinked_and_orphans_collected(graph: SessionsGraph) -> None:
+    record(graph, "s-1", "alice", "Alice uses Memgraph.")
+    memory = graph.save_memory("alice", "Deadline is Friday for Orion.", session_id="s-1")
+    llm = ScriptedLLM()
+    graph.reconcile_session_sync("s-1", llm_model_func=llm)
+    assert {"Orion", "Friday"} <= names(graph, "s-1")
+
+    graph.update_memory(memory.memory_id, "Deadline moved for Pegasus.")
+    [summary] = asyncio.run(graph.reconcile_pending(llm_model_func=llm))
+
+    assert summary.chunks_extracted == 1 and llm.inputs[-1] == "Deadline moved for Pegasus."
+    found = names(graph, "s-1")
+    assert "Pegasus" in found and "Orion" not in found and "Friday" not in found
+    assert graph.entity_sessions("Orion", user_id="alice") == []
+    # The collected entity really is gone: a fresh session naming it is extracted anew.
+    record(graph, "s-2", "alice", "Deadline is Friday for Orion.")
+    graph.reconcile_session_sync("s-2", llm_model_func=llm)
+    assert llm.inputs[-1] == "Deadline is Friday for Orion."
+
+
+def test_deleted_memory_unlinks_its_entities(graph: SessionsGraph) -> None:
+    record(graph, "s-1", "alice", "Alice uses Memgraph.")
+    memory = graph.save_memory("alice", "Remember Zanzibar.", session_id="s-1")
+    graph.reconcile_session_sync("s-1", llm_model_func=ScriptedLLM())
+
+    graph.delete_memory(memory.memory_id)
+
+    assert "Zanzibar" not in names(graph, "s-1")
+    assert graph.entity_sessions("Zanzibar", user_id="alice") == []
+
+
+def test_failure_is_recorded_and_keeps_the_last_summary(graph: SessionsGraph) -> None:
+    record(graph, "s-1", "alice", "Alice uses Memgraph.")
+    graph.reconcile_session_sync("s-1", llm_model_func=ScriptedLLM())
+    good = graph.get_session("s-1").last_summary  # type: ignore[union-attr]
+    graph.record_actions(
+        "s-1", [{"action_id": "bad", "action_type": "tool_result", "text": "Poison pill text."}]
+    )
+
+    failed = graph.reconcile_session_sync("s-1", llm_model_func=ScriptedLLM(fail_on="Poison"))
+
+    assert failed.status == "failed" and "refuses" in (failed.error or "")
+    session = graph.get_session("s-1")
+    assert session is not None and session.reconciliation_status == "failed"
+    assert "refuses" in (session.reconciliation_error or "")
+    assert session.last_summary == good
+    assert asyncio.run(graph.reconcile_pending(llm_model_func=ScriptedLLM())) == []
+
+    llm = ScriptedLLM()
+    [retried] = asyncio.run(graph.reconcile_pending(retry_failed=True, llm_model_func=llm))
+    assert retried.status == "reconciled" and llm.inputs == ["Poison pill text."]
+    assert graph.get_session("s-1").reconciliation_error is None  # type: ignore[union-attr]
+
+
+def test_concurrent_sweeps_never_share_a_session(graph: SessionsGraph) -> None:
+    for i in range(6):
+        record(graph, f"s-{i}", "alice", f"Session {i} mentions Comet{i}.")
+    llm = ScriptedLLM(delay=0.02)
+
+    async def two_sweeps() -> tuple[list[str], list[str]]:
+        a, b = await asyncio.gather(
+            graph.reconcile_pending(limit=4, llm_model_func=llm),
+            graph.reconcile_pending(limit=4, llm_model_func=llm),
+        )
+        return [s.session_id for s in a], [s.session_id for s in b]
+
+    first, second = asyncio.run(two_sweeps())
+
+    assert not set(first) & set(second)
+    assert sorted(first + second) == [f"s-{i}" for i in range(6)]
+    assert llm.calls == 6
+
+
+def test_expired_claim_is_taken_over(graph: SessionsGraph) -> None:
+    record(graph, "s-1", "alice", "Alice uses Memgraph.")
+    # A run that claimed the session and died: its lease runs out.
+    assert graph.engine.claim_sessions("dead-run", 0.05, 10)
+    assert asyncio.run(graph.reconcile_pending(llm_model_func=ScriptedLLM())) == []
+    busy = graph.reconcile_session_sync("s-1", llm_model_func=ScriptedLLM())
+    assert busy.status == "busy"
+
+    import time
+
+    time.sleep(0.1)
+    [summary] = asyncio.run(graph.reconcile_pending(llm_model_func=ScriptedLLM()))
+    assert summary.status == "reconciled"
+    assert not graph.engine.finish_reconciliation("s-1", "dead-run", "reconciled", "x", None, None)
+
+
+def test_descriptions_are_per_mention(graph: SessionsGraph) -> None:
+    record(graph, "s-a", "alice", "Alice: Project Nimbus budget is secret.")
+    record(graph, "s-b", "bob", "Bob: Project Nimbus launches soon.")
+    asyncio.run(graph.reconcile_pending(llm_model_func=ScriptedLLM()))
+    # A spare workspace has extracted nothing: it lists every chunk of a session.
+    [alice_chunk] = graph.engine.unextracted_chunks("s-a", "spare")
+    graph.engine.save_extraction(
+        alice_chunk["hash"],
+        "base",
+        [{"name": "Nimbus", "entity_type": "project", "description": "Budget: 3 million."}],
+        [],
+    )
+
+    bob_view = {e.name: e for e in graph.session_entities("s-b")}
+    alice_view = {e.name: e for e in graph.session_entities("s-a")}
+
+    assert alice_view["Nimbus"].description == "Budget: 3 million."
+    assert bob_view["Nimbus"].description == "Nimbus is mentioned in the text."
+    assert "Alice" not in bob_view and "Project" not in alice_view
+    assert [s.session_id for s in graph.entity_sessions("nimbus", user_id="bob")] == ["s-b"]
+
+
+def test_forget_session_keeps_what_others_still_use(graph: SessionsGraph) -> None:
+    record(graph, "s-a", "alice", SHARED, "Only Alice knows Quasar.")
+    record(graph, "s-b", "bob", SHARED)
+    asyncio.run(graph.reconcile_pending(llm_model_func=ScriptedLLM()))
+
+    counts = graph.forget_session("s-a")
+
+    assert counts["sessions"] == 1 and counts["actions"] == 2
+    assert counts["chunks"] == 1  # the shared chunk stays for bob
+    assert graph.get_session("s-a") is None
+    assert "Falcon" in names(graph, "s-b")
+    assert graph.entity_sessions("Quasar", user_id="alice") == []
+    assert [s.session_id for s in graph.entity_sessions("Falcon", user_id="bob")] == ["s-b"]
+
+
+def test_forget_user_removes_everything_only_they_produced(graph: SessionsGraph) -> None:
+    record(graph, "s-a1", "alice", SHARED, "Alice and Quasar.")
+    record(graph, "s-a2", "alice", "Alice met Vega.")
+    graph.save_memory("alice", "Alice likes Rigel.")
+    record(graph, "s-b", "bob", SHARED)
+    asyncio.run(graph.reconcile_pending(llm_model_func=ScriptedLLM()))
+
+    counts = graph.forget_user("alice")
+
+    assert counts["sessions"] == 2 and counts["memories"] == 1
+    assert graph.get_memories("alice") == []
+    assert "Traefik" in names(graph, "s-b")
+    assert graph.entity_sessions("Vega", user_id="alice") == []
+
+
+def test_without_an_llm_nothing_is_claimed(graph: SessionsGraph) -> None:
+    record(graph, "s-1", "alice", "Alice uses Memgraph.")
+
+    with pytest.raises(ReconciliationNotConfiguredError, match="OPENAI_API_KEY"):
+        asyncio.run(graph.reconcile_pending())
+
+    assert graph.get_session("s-1").reconciliation_status == "pending"  # type: ignore[union-attr]
+
+
+def test_secrets_never_reach_chunks_or_prompts(graph: SessionsGraph) -> None:
+    secrets = {
+        "sk-proj-Abcdefghijklmnopqrstuvwxyz012345",
+        "AKIAIOSFODNN7EXAMPLE",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "hunter2hunter2",
+        "MIIEpAIBAAKCAQEA7secretkeymaterial",
+    }
+    output = (
+        "$ cat .env\nOPENAI_API_KEY=sk-proj-Abcdefghijklmnopqrstuvwxyz012345\n"
+        "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\n"
+        "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
+        "GITHUB_TOKEN: ghp_abcdefghijklmnopqrstuvwxyz0123456789\n"
+        "DATABASE_URL=postgres://app:hunter2hunter2@db.internal/app\n"
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7secretkeymaterial\n"
+        "-----END OPENSSH PRIVATE KEY-----\nDeploy Memgraph with these."
+    )
+    record(graph, "s-1", "alice", output)
+    failing = ScriptedLLM(fail_on="Deploy")
+    graph.reconcile_session_sync("s-1", llm_model_func=failing)  # leaves chunks unextracted
+    stored = " ".join(c["text"] for c in graph.engine.unextracted_chunks("s-1", "base"))
+    llm = ScriptedLLM()
+    graph.reconcile_session_sync("s-1", llm_model_func=llm)
+
+    assert "[REDACTED:aws_access_key]" in stored and "Deploy Memgraph" in stored
+    for secret in secrets:
+        assert secret not in stored
+        assert not any(secret in prompt for prompt in failing.prompts + llm.prompts)
