@@ -64,8 +64,9 @@ class ClaudeTranscript:
         self.append(entry)
         return entry
 
-    def tool_use(self, name: str, tool_input: dict[str, Any], result: str) -> str:
-        """An assistant turn calling a tool (after thinking), and the tool's result."""
+    def tool_use(self, name: str, tool_input: dict[str, Any], result: str) -> tuple[str, str, str]:
+        """An assistant turn calling a tool (after thinking), and the tool's result:
+        returns (tool_use id, uuid of the call entry, uuid of the result entry)."""
         tool_id = f"toolu_{uuid.uuid4().hex[:20]}"
         call = self._entry(
             "assistant",
@@ -80,7 +81,7 @@ class ClaudeTranscript:
             toolUseResult={"stdout": result, "stderr": ""},
         )
         self.append(call, res)
-        return tool_id
+        return tool_id, call["uuid"], res["uuid"]
 
     def noise(self) -> None:
         """Entries that are not conversation."""

@@ -16,7 +16,7 @@ def test_claude_transcript_yields_messages_tool_calls_and_results(tmp_path: Path
     t = ClaudeTranscript(tmp_path / "s.jsonl", "s1")
     t.noise()
     prompt = t.user("Fix the failing test")
-    tool_id = t.tool_use("Bash", {"command": "pytest -x"}, "1 failed")
+    tool_id, _, _ = t.tool_use("Bash", {"command": "pytest -x"}, "1 failed")
     answer = t.assistant("Fixed it.")
     actions, cursor = import_actions(t.path, 0, "s1")
     assert cursor == t.path.stat().st_size

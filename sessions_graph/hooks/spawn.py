@@ -18,12 +18,34 @@ if TYPE_CHECKING:
     from sessions_graph.settings import Settings
 
 
+#: Settings that locate the store; passed to the child explicitly.
+_STORE_KEYS = (
+    "engine",
+    "db",
+    "memgraph_url",
+    "memgraph_host",
+    "memgraph_port",
+    "memgraph_user",
+    "memgraph_password",
+    "memgraph_database",
+    "user_id",
+    "state_dir",
+)
+
+
 def reconcile_log_path(settings: Settings) -> Path:
     return Path(settings.state_dir) / "reconcile.log"
 
 
 def spawn_reconcile(settings: Settings, session_id: str) -> subprocess.Popen[bytes]:
     """Start ``sessions-graph reconcile --session ID`` detached; return at once."""
+    # The child must reach the store this process used, even when that came
+    # from overrides rather than the environment or the config file.
+    env = dict(os.environ)
+    for key in _STORE_KEYS:
+        value = getattr(settings, key)
+        if value not in ("", None):
+            env[f"SESSIONS_GRAPH_{key.upper()}"] = str(value)
     log_path = reconcile_log_path(settings)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as log, open(os.devnull, "rb") as devnull:
@@ -33,6 +55,7 @@ def spawn_reconcile(settings: Settings, session_id: str) -> subprocess.Popen[byt
             stdin=devnull,
             stdout=log,
             stderr=log,
+            env=env,
             start_new_session=True,
             close_fds=True,
         )

@@ -1,0 +1,358 @@
+"""``sessions-graph hook`` as agents run it: real processes, real files.
+
+Each event is a fresh ``python -m sessions_graph hook`` process with the JSON
+on stdin and ``SESSIONS_GRAPH_DB`` pointing to a temp file, exactly like a
+hook runtime would start it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from test_hooks_helpers import ClaudeTranscript, claude_payload
+
+from sessions_graph.engines.sqlite import SQLiteEngine
+from sessions_graph.graph import SessionsGraph
+from sessions_graph.hooks.spool import pending_files, replay_spool
+from sessions_graph.settings import load_settings
+
+HOOK = [sys.executable, "-m", "sessions_graph", "hook"]
+
+
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "hooks.db"
+    monkeypatch.setenv("SESSIONS_GRAPH_DB", str(path))
+    monkeypatch.setenv("SESSIONS_GRAPH_USER_ID", "alice")
+    return path
+
+
+@pytest.fixture
+def store(db: Path) -> Iterator[SQLiteEngine]:
+    engine = SQLiteEngine(db)
+    yield engine
+    engine.close()
+
+
+def hook(
+    payload: str | bytes, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    data = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else payload
+    return subprocess.run(HOOK, input=data, capture_output=True, text=True, timeout=60, env=env)
+
+
+def assert_quiet(result: subprocess.CompletedProcess[str]) -> None:
+    """Success: exit 0, nothing on stdout (Claude Code would inject it), nothing on stderr."""
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+
+
+def log_lines() -> list[str]:
+    path = load_settings().log_path
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def test_recorded_claude_code_session(tmp_path: Path, db: Path, store: SQLiteEngine) -> None:
+    sid = "9f3c1e52-7a4b-4c1d-9e8f-2b6a0d4c7e11"
+    t = ClaudeTranscript(tmp_path / "projects" / "-home-dev-project" / f"{sid}.jsonl", sid)
+    expected: list[str] = []
+
+    assert_quiet(hook(claude_payload("SessionStart", sid, t.path, source="startup")))
+    t.noise()
+    prompts = ["Why does the build fail?", "Fix it please", "Now run the tests"]
+    for n, prompt in enumerate(prompts):
+        entry = t.user(prompt)
+        expected.append(entry["uuid"])
+        assert_quiet(hook(claude_payload("UserPromptSubmit", sid, t.path, prompt=prompt)))
+        tool_input = {"command": f"make step{n}"}
+        tool_id, call_uuid, result_uuid = t.tool_use("Bash", tool_input, f"output {n}")
+        expected += [f"{call_uuid}:1", result_uuid]
+        assert_quiet(
+            hook(
+                claude_payload(
+                    "PostToolUse",
+                    sid,
+                    t.path,
+                    tool_name="Bash",
+                    tool_input=tool_input,
+                    tool_response={"stdout": f"output {n}", "stderr": "", "tool_use_id": tool_id},
+                )
+            )
+        )
+        expected.append(t.assistant(f"Answer {n}")["uuid"])
+        assert_quiet(hook(claude_payload("Stop", sid, t.path, stop_hook_active=False)))
+    assert_quiet(hook(claude_payload("PreCompact", sid, t.path, trigger="auto")))
+
+    graph = SessionsGraph(engine=store)
+    actions = graph.get_actions(sid)
+    assert [a.action_id for a in actions] == expected  # in order, each exactly once
+    kinds = [a.action_type for a in actions]
+    assert kinds == ["user_message", "tool_call", "tool_result", "assistant_message"] * 3
+    assert [a.text for a in actions if a.action_type == "user_message"] == prompts
+    session = graph.get_session(sid)
+    assert session is not None and session.user_id == "alice"
+    assert session.cwd == "/home/dev/project" and session.project_key == "project"
+    assert sid in [s.session_id for s in graph.pending_sessions()]
+
+    # Stop again: nothing new to import, nothing doubled.
+    assert_quiet(hook(claude_payload("Stop", sid, t.path)))
+    assert log_lines()[-1].endswith(f"Stop session={sid} new_actions=0")
+    assert_quiet(hook(claude_payload("SessionEnd", sid, t.path, reason="prompt_input_exit")))
+    assert len(graph.get_actions(sid)) == len(expected)
+    ended = graph.get_session(sid)
+    assert ended is not None and ended.ended_at is not None
+    assert ended.reconciliation_status == "pending"
+    assert not pending_files(load_settings())
+
+
+def test_sixteen_concurrent_hook_processes(tmp_path: Path, db: Path, store: SQLiteEngine) -> None:
+    """16 processes at once, each importing 50 new transcript lines; then 48 more
+    racing three to a session over the next 50 lines. Each event lands once."""
+    store.close()  # the processes create the schema themselves, concurrently
+    transcripts = []
+    for w in range(16):
+        t = ClaudeTranscript(tmp_path / f"w{w}.jsonl", f"sess-{w}")
+        for i in range(50):
+            t.user(f"worker {w} message {i}") if i % 2 == 0 else t.assistant(f"reply {w}.{i}")
+        transcripts.append(t)
+
+    def run_all(copies: int) -> None:
+        # Payloads come from files so that every process starts at once.
+        inputs = []
+        for t in transcripts:
+            path = t.path.with_suffix(".payload")
+            path.write_text(claude_payload("Stop", t.session_id, t.path))
+            inputs += [path] * copies
+        procs = []
+        for path in inputs:
+            with open(path, "rb") as stdin:
+                procs.append(
+                    subprocess.Popen(
+                        HOOK, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+                    )
+                )
+        for proc in procs:
+            out, err = proc.communicate(timeout=120)
+            assert (proc.returncode, out, err) == (0, b"", b"")
+
+    run_all(1)
+    for w, t in enumerate(transcripts):
+        for i in range(50, 100):
+            t.user(f"worker {w} message {i}") if i % 2 == 0 else t.assistant(f"reply {w}.{i}")
+    run_all(3)
+
+    settings = load_settings()
+    assert not pending_files(settings), "everything spooled must have been replayed"
+    graph = SessionsGraph(engine=SQLiteEngine(db))
+    for w, t in enumerate(transcripts):
+        actions = graph.get_actions(t.session_id)
+        assert len(actions) == 100
+        texts = [a.text for a in actions]
+        assert texts == [
+            f"worker {w} message {i}" if i % 2 == 0 else f"reply {w}.{i}" for i in range(100)
+        ]
+    assert len(graph.pending_sessions()) == 16
+    graph.close()
+
+
+def test_store_unavailable_spools_then_replays(tmp_path: Path, store: SQLiteEngine) -> None:
+    sid = "s-offline"
+    t = ClaudeTranscript(tmp_path / f"{sid}.jsonl", sid)
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a regular file where a directory should be")
+    down = {**os.environ, "SESSIONS_GRAPH_DB": str(blocker / "sessions.db")}
+
+    payloads = [claude_payload("SessionStart", sid, t.path, source="startup")]
+    t.user("first prompt")
+    t.assistant("first answer")
+    payloads.append(claude_payload("Stop", sid, t.path))
+    # A prompt with no transcript is only in the payload: spooling must keep it.
+    payloads.append(claude_payload("UserPromptSubmit", sid, None, prompt="typed while offline"))
+    for payload in payloads:
+        result = hook(payload, env=down)
+        assert result.returncode == 0 and result.stdout == ""
+        assert result.stderr.count("\n") == 1 and "spooled" in result.stderr
+        assert "Traceback" not in result.stderr
+    settings = load_settings()
+    spooled = pending_files(settings)
+    assert len(spooled) == 3 and spooled == sorted(spooled)
+
+    # The store is back: the next hook call replays the spool before its own event.
+    assert_quiet(hook(claude_payload("SessionStart", "s-other", None)))
+    assert not pending_files(settings)
+    graph = SessionsGraph(engine=store)
+    assert [a.text for a in graph.get_actions(sid)] == [
+        "first prompt",
+        "first answer",
+        "typed while offline",
+    ]
+    assert graph.get_session(sid) is not None and graph.get_session("s-other") is not None
+    assert sid in [s.session_id for s in graph.pending_sessions()]
+
+    # Replaying the same events again (a double replay) doubles nothing.
+    for payload in payloads:
+        assert_quiet(hook(payload))
+    assert len(graph.get_actions(sid)) == 3
+
+
+def test_replay_spool_for_reconcile_runs(tmp_path: Path, store: SQLiteEngine) -> None:
+    """The function the reconcile CLI calls: claims, applies, rejects bad files."""
+    settings = load_settings()
+    down = {**os.environ, "SESSIONS_GRAPH_DB": str(tmp_path / "f" / "x.db")}
+    (tmp_path / "f").write_text("")
+    assert (
+        hook(claude_payload("UserPromptSubmit", "s-1", None, prompt="hi"), env=down).returncode == 0
+    )
+    settings.spool_dir.joinpath("00000000000000000001-bad.json").write_text("{broken")
+    graph = SessionsGraph(engine=store, settings=settings)
+    assert replay_spool(graph, settings) == 1
+    assert [a.text for a in graph.get_actions("s-1")] == ["hi"]
+    assert not pending_files(settings)
+    assert [p.name for p in (settings.spool_dir / "rejected").iterdir()] == [
+        "00000000000000000001-bad.json"
+    ]
+    assert replay_spool(graph, settings) == 0
+
+
+HOSTILE = {
+    "not json": b"this is not json",
+    "empty stdin": b"",
+    "json array": b"[1, 2, 3]",
+    "missing fields": b"{}",
+    "missing session": json.dumps({"hook_event_name": "Stop"}).encode(),
+    "control chars": json.dumps(
+        {"hook_event_name": "Stop", "session_id": "abc\x00\x1b[2J"}
+    ).encode(),
+    "sql": json.dumps(
+        {"hook_event_name": "Stop", "session_id": "x'; DROP TABLE sessions; --"}
+    ).encode(),
+    "cypher": json.dumps(
+        {"hook_event_name": "Stop", "session_id": "}) DETACH DELETE n //"}
+    ).encode(),
+    "event name": json.dumps({"hook_event_name": "Stop\nINFO forged", "session_id": "s1"}).encode(),
+    "huge id": json.dumps({"hook_event_name": "Stop", "session_id": "a" * 1_000_000}).encode(),
+    "nested": b'{"hook_event_name": "Stop", "session_id": '
+    + b"[" * 200_000
+    + b"]" * 200_000
+    + b"}",
+    "cwd type": json.dumps(
+        {"hook_event_name": "SessionStart", "session_id": "s1", "cwd": {}}
+    ).encode(),
+}
+
+
+@pytest.mark.parametrize("payload", list(HOSTILE.values()), ids=list(HOSTILE))
+def test_malformed_and_hostile_payloads(payload: bytes, db: Path) -> None:
+    result = hook(payload)
+    assert result.returncode == 0 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    lines = log_lines()
+    assert len(lines) == 1 and "rejected" in lines[0]
+    assert not pending_files(load_settings())
+    if db.exists():
+        assert SQLiteEngine(db).status()["counts"].get("sessions", 0) == 0
+
+
+def test_hostile_transcript_ids_and_huge_fields(
+    tmp_path: Path, db: Path, store: SQLiteEngine
+) -> None:
+    path = tmp_path / "t.jsonl"
+    huge = "x" * 3_000_000
+    entries = [
+        {"type": "user", "uuid": "'; DROP TABLE actions; --", "message": {"content": "a"}},
+        {"type": "user", "uuid": "}) DETACH DELETE n //", "message": {"content": "b"}},
+        {"type": "user", "uuid": "ok-1", "message": {"content": huge}},
+    ]
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    assert_quiet(hook(claude_payload("Stop", "s-huge", path, tool_response=huge)))
+    actions = SessionsGraph(engine=store).get_actions("s-huge")
+    assert [a.action_id for a in actions] == ["ok-1"]
+    assert 0 < len(actions[0].text) < len(huge)  # cut to the store's limit
+
+
+def test_unreadable_transcript_warns_and_still_queues(
+    tmp_path: Path, db: Path, store: SQLiteEngine
+) -> None:
+    graph = SessionsGraph(engine=store)
+    graph.record_session_start("s-1", user_id="alice")
+    folder = tmp_path / "dir.jsonl"
+    folder.mkdir()
+    result = hook(claude_payload("Stop", "s-1", folder))
+    assert result.returncode == 0 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "cannot read transcript" in result.stderr
+    other = hook(claude_payload("Stop", "s-1", Path("/etc/passwd")))
+    assert other.returncode == 0 and "not a .jsonl file" in other.stderr
+    assert graph.get_session("s-1").reconciliation_status == "pending"  # type: ignore[union-attr]
+
+
+def test_codex_hooks_and_notify(tmp_path: Path, db: Path, store: SQLiteEngine) -> None:
+    from test_hooks_helpers import codex_rollout_lines
+
+    sid = "019a2d7a-41c4-78b1-b7cc-a45d62a89cd5"
+    rollout = (
+        tmp_path / "sessions" / "2026" / "11" / "29" / f"rollout-2026-11-29T10-00-00-{sid}.jsonl"
+    )
+    rollout.parent.mkdir(parents=True)
+    rollout.write_text("".join(json.dumps(e) + "\n" for e in codex_rollout_lines(sid)))
+    base = {
+        "session_id": sid,
+        "cwd": "/home/dev/project",
+        "model": "gpt-5-codex",
+        "permission_mode": "default",
+        "transcript_path": str(rollout),
+    }
+    assert_quiet(hook(json.dumps({**base, "hook_event_name": "SessionStart", "source": "startup"})))
+    assert_quiet(
+        hook(
+            json.dumps(
+                {
+                    **base,
+                    "hook_event_name": "Stop",
+                    "turn_id": "t1",
+                    "stop_hook_active": False,
+                    "last_assistant_message": "One file.",
+                }
+            )
+        )
+    )
+    graph = SessionsGraph(engine=store)
+    assert [a.action_type for a in graph.get_actions(sid)] == [
+        "system_message",
+        "user_message",
+        "tool_call",
+        "tool_result",
+        "assistant_message",
+    ]
+    assert graph.get_session(sid).reconciliation_status == "pending"  # type: ignore[union-attr]
+
+    notify = {
+        "type": "agent-turn-complete",
+        "thread-id": "thread-1",
+        "turn-id": "7",
+        "cwd": "/home/dev/project",
+        "input-messages": ["hello"],
+        "last-assistant-message": "hi!",
+    }
+    argv_run = subprocess.run(
+        [*HOOK, json.dumps(notify)],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert_quiet(argv_run)
+    assert_quiet(
+        subprocess.run(
+            [*HOOK, json.dumps(notify)],
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+        )
+    )
+    assert [a.text for a in graph.get_actions("thread-1")] == ["hello", "hi!"]
