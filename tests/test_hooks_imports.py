@@ -1,0 +1,86 @@
+"""The hook path stays light: no heavy module is imported on the embedded engine.
+
+Each forbidden module costs tens of milliseconds to import, and the hook runs
+on every agent event; ``-X importtime`` lists every module the real process
+loads, so the check covers ``__main__`` dispatch as the agent runs it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_hooks_helpers import ClaudeTranscript, claude_payload
+
+FORBIDDEN = (
+    "pydantic",
+    "typer",
+    "click",
+    "rich",
+    "neo4j",
+    "lightrag",
+    "openai",
+    "anthropic",
+    "numpy",
+    "tenacity",
+    "sessions_graph.models",
+    "sessions_graph.cli",
+    "sessions_graph.reconcile",
+    "logging",
+)
+
+
+def imported_modules(payload: str, env: dict[str, str]) -> set[str]:
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "sessions_graph", "hook"],
+        input=payload,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert result.returncode == 0 and result.stdout == ""
+    modules = set()
+    for line in result.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            name = line.rsplit("|", 1)[1].strip()
+            if name != "package":
+                modules.add(name)
+    assert "sessions_graph.hooks.runner" in modules  # the parse worked
+    return modules
+
+
+def _heavy(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if any(m == f or m.startswith(f + ".") for f in FORBIDDEN))
+
+
+@pytest.mark.parametrize("store_up", [True, False], ids=["store up", "store down (spool)"])
+def test_hook_imports_nothing_heavy(tmp_path: Path, store_up: bool) -> None:
+    db = tmp_path / "h.db"
+    if not store_up:
+        (tmp_path / "file").write_text("")
+        db = tmp_path / "file" / "h.db"
+    env = {**os.environ, "SESSIONS_GRAPH_DB": str(db)}
+    t = ClaudeTranscript(tmp_path / "s.jsonl", "s-1")
+    t.user("hello")
+    t.tool_use("Bash", {"command": "ls"}, "a b")
+    t.assistant("done")
+    for event in ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"):
+        modules = imported_modules(claude_payload(event, "s-1", t.path, prompt="hello"), env)
+        assert _heavy(modules) == [], event
+        if store_up:
+            assert "sessions_graph.engines.sqlite" in modules
+        assert "sessions_graph.engines.memgraph" not in modules
+
+
+def test_replaying_the_spool_imports_nothing_heavy(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    down = {**os.environ, "SESSIONS_GRAPH_DB": str(tmp_path / "file" / "h.db")}
+    imported_modules(claude_payload("UserPromptSubmit", "s-1", None, prompt="hi"), down)
+    up = {**os.environ, "SESSIONS_GRAPH_DB": str(tmp_path / "h.db")}
+    modules = imported_modules(claude_payload("Stop", "s-1", None), up)
+    assert "sessions_graph.hooks.spool" in modules
+    assert _heavy(modules) == []
