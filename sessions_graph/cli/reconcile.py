@@ -1,9 +1,249 @@
-"""CLI commands: reconcile (filled in by its own change)."""
+"""``sessions-graph reconcile | entities | sessions | forget | demo``.
+
+Exit codes of ``reconcile``: 0 when every session was reconciled (or none was
+waiting), 1 when one failed (or was held by another run), 2 when no LLM is
+configured; the message then says what to set.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import sys
+import tempfile
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 import typer
+
+from sessions_graph.cli import emit_json, fail, open_graph
+from sessions_graph.errors import ReconciliationNotConfiguredError
+
+if TYPE_CHECKING:
+    from sessions_graph.graph import SessionsGraph
+    from sessions_graph.reconcile.summary import ReconciliationSummary
+
+_JSON = typer.Option(False, "--json", help="Machine-readable output.")
+_OK = {"reconciled", "pending"}  # pending: reconciled, but new content arrived meanwhile
 
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the application."""
+    app.command("reconcile")(reconcile)
+    app.command("entities")(entities)
+    app.command("sessions")(sessions)
+    app.command("forget")(forget)
+    app.command("demo")(demo)
+
+
+def _llm_or_exit(graph: SessionsGraph) -> Any:
+    """The configured model function, or exit 2 saying what to set."""
+    from sessions_graph.reconcile import llm
+
+    try:
+        return llm.resolve(graph.settings)
+    except ReconciliationNotConfiguredError as exc:
+        raise fail(str(exc), 2) from None
+
+
+def _line(s: ReconciliationSummary) -> str:
+    text = (
+        f"{s.session_id}  {s.status}  chunks={s.texts_considered} extracted={s.chunks_extracted}"
+        f" deduped={s.texts_deduped} llm_calls={s.llm_calls} entities={s.entities_linked}"
+        f" {s.duration_s:.1f}s"
+    )
+    return f"{text}  error: {s.error}" if s.error else text
+
+
+def _replay_spool(graph: SessionsGraph) -> None:
+    """Apply hook payloads that were spooled while the store was down, so the
+    sweep sees every action. Skipped if this build has no spool."""
+    try:
+        from sessions_graph.hooks.spool import replay_spool
+    except ImportError:
+        return
+    replay_spool(graph, graph.settings)
+
+
+def _sweep(
+    graph: SessionsGraph, llm_func: Any, as_json: bool, **options: Any
+) -> list[ReconciliationSummary]:
+    """Run the sweep with a progress bar on a terminal, lines otherwise."""
+    if as_json or not sys.stdout.isatty():
+        echo: Callable[[ReconciliationSummary], None] | None = (
+            None if as_json else lambda s: typer.echo(_line(s))
+        )
+        return asyncio.run(
+            graph.reconcile_pending(llm_model_func=llm_func, on_result=echo, **options)
+        )
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    ) as progress:
+        task = progress.add_task("reconciling", total=None)
+
+        def claimed(ids: list[str]) -> None:
+            progress.update(task, total=len(ids))
+
+        def done(s: ReconciliationSummary) -> None:
+            progress.console.print(_line(s))
+            progress.advance(task)
+
+        return asyncio.run(
+            graph.reconcile_pending(
+                llm_model_func=llm_func, on_claimed=claimed, on_result=done, **options
+            )
+        )
+
+
+def reconcile(
+    session: str = typer.Option(None, "--session", "-s", help="Reconcile this session now."),
+    pending: bool = typer.Option(False, "--pending", help="Sweep waiting sessions, oldest first."),
+    limit: int = typer.Option(50, "--limit", "-n", help="At most this many sessions a sweep."),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="Sweep failed ones too."),
+    concurrency: int = typer.Option(
+        None, "--concurrency", "-c", help="LLM calls at once (default: llm_concurrency)."
+    ),
+    workspace: str = typer.Option(
+        None, "--workspace", help="Entity workspace (default: entity_workspace)."
+    ),
+    lease: float = typer.Option(
+        300.0, "--lease", help="Claim lease in seconds; a killed run's sessions wait this long."
+    ),
+    as_json: bool = _JSON,
+) -> None:
+    """Extract entities from sessions' text with LightRAG (out of band: cron, by hand)."""
+    if bool(session) == pending:
+        raise fail("give either --session ID or --pending", 2)
+    options = {"concurrency": concurrency, "lease_seconds": lease, "entity_workspace": workspace}
+    with open_graph() as graph:
+        llm_func = _llm_or_exit(graph)
+        if session:
+            summary = asyncio.run(
+                graph.reconcile_session(session, llm_model_func=llm_func, **options)
+            )
+            summaries = [summary]
+            if as_json:
+                emit_json(summary.model_dump())
+            else:
+                typer.echo(_line(summary))
+        else:
+            _replay_spool(graph)
+            summaries = _sweep(
+                graph, llm_func, as_json, limit=limit, retry_failed=retry_failed, **options
+            )
+            if as_json:
+                emit_json([s.model_dump() for s in summaries])
+            elif not summaries:
+                typer.echo("nothing to reconcile")
+    if any(s.status not in _OK for s in summaries):
+        raise typer.Exit(1)
+
+
+def entities(
+    session: str = typer.Option(..., "--session", "-s", help="The session."),
+    as_json: bool = _JSON,
+) -> None:
+    """Entities a session mentions, described from its own text only."""
+    with open_graph() as graph:
+        found = graph.session_entities(session)
+    if as_json:
+        emit_json([e.model_dump() for e in found])
+        return
+    for e in found:
+        description = " ".join((e.description or "").split())
+        typer.echo(f"{e.name}  ({e.entity_type or '?'}, {e.mentions}x)  {description}")
+
+
+def sessions(
+    entity: str = typer.Option(..., "--entity", "-e", help="Entity name (any case)."),
+    user: str = typer.Option(None, "--user", "-u", help="User id (default: the configured one)."),
+    as_json: bool = _JSON,
+) -> None:
+    """This user's sessions that mention an entity, newest first."""
+    with open_graph() as graph:
+        found = graph.entity_sessions(entity, user_id=user or graph.settings.user_id)
+    if as_json:
+        emit_json([s.model_dump() for s in found])
+        return
+    for s in found:
+        when = (s.ended_at or s.started_at or "")[:19]
+        typer.echo(f"{s.session_id}  {when}  {s.cwd or ''}")
+
+
+def forget(
+    session: str = typer.Option(None, "--session", "-s", help="Delete this session."),
+    user: str = typer.Option(None, "--user", "-u", help="Delete this user and all they own."),
+    as_json: bool = _JSON,
+) -> None:
+    """Delete a session or a user, and every chunk and entity only they produced."""
+    if bool(session) == bool(user):
+        raise fail("give either --session ID or --user ID", 2)
+    with open_graph() as graph:
+        counts = graph.forget_session(session) if session else graph.forget_user(user)
+    if as_json:
+        emit_json(counts)
+    else:
+        typer.echo("deleted: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+
+
+def _demo_data() -> dict[str, Any]:
+    text = resources.files("sessions_graph").joinpath("demo_session.json").read_text("utf-8")
+    return json.loads(text)  # type: ignore[no-any-return]
+
+
+def demo(
+    db: str = typer.Option(
+        None, "--db", help="Database file to keep (default: a temporary one).", metavar="PATH"
+    ),
+) -> None:
+    """Record a bundled agent session, reconcile it if an LLM is set, show the result."""
+    from sessions_graph.graph import SessionsGraph
+    from sessions_graph.reconcile import llm
+    from sessions_graph.settings import load_settings
+
+    data = _demo_data()
+    with tempfile.TemporaryDirectory(prefix="sessions-graph-demo-") as tmp:
+        path = Path(db).expanduser() if db else Path(tmp) / "demo.db"
+        settings = load_settings(engine="embedded", db=str(path))
+        with SessionsGraph(settings=settings) as graph:
+            graph.setup()
+            _record_demo(graph, data)
+            typer.echo(f"recorded session {data['session_id']} in {path}")
+            try:
+                llm_func = llm.resolve(graph.settings)
+            except ReconciliationNotConfiguredError as exc:
+                llm_func = None
+                typer.echo(f"not reconciling: {exc}.")
+                typer.echo(
+                    "With an LLM, the demo would redact secrets, chunk the"
+                    f" {len(data['actions']) + len(data['memories'])} texts, send each new chunk"
+                    " once to the model with LightRAG's extraction prompt, and list the entities"
+                    " found (sessions-graph entities --session ...)."
+                )
+            if llm_func is not None:
+                summary = graph.reconcile_session_sync(data["session_id"], llm_model_func=llm_func)
+                typer.echo(_line(summary))
+                for e in graph.session_entities(data["session_id"]):
+                    typer.echo(f"  entity: {e.name} ({e.entity_type}, {e.mentions}x)")
+            query = data["search"]
+            typer.echo(f"memory search {query!r}:")
+            for m in graph.search_memories(data["user_id"], query):
+                typer.echo(f"  {m.content}")
+
+
+def _record_demo(graph: SessionsGraph, data: dict[str, Any]) -> None:
+    session_id, user_id = data["session_id"], data["user_id"]
+    graph.record_session_start(
+        session_id, user_id=user_id, cwd=data.get("cwd"), project_key=data.get("project_key")
+    )
+    graph.record_actions(session_id, data["actions"], user_id=user_id)
+    for content in data["memories"]:
+        graph.save_memory(user_id, content, session_id=session_id)
+    graph.record_session_end(session_id)

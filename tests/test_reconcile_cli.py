@@ -1,0 +1,199 @@
+"""The reconcile CLI as a user runs it: real subprocesses, a scripted slow LLM."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from reconcile_scripted import ScriptedLLM
+
+from sessions_graph import SessionsGraph
+from sessions_graph.settings import Settings
+
+TESTS = Path(__file__).parent
+
+
+def cli_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SESSIONS_GRAPH_")}
+    env.update(PYTHONPATH=str(TESTS), SESSIONS_GRAPH_DB=str(tmp_path / "cli.db"), **extra)
+    return env
+
+
+def scripted_env(tmp_path: Path, delay: float = 0.0) -> dict[str, str]:
+    return cli_env(
+        tmp_path,
+        SESSIONS_GRAPH_LLM_FUNC="reconcile_scripted:slow_llm",
+        SCRIPTED_LLM_DELAY=str(delay),
+        SCRIPTED_LLM_LOG=str(tmp_path / "llm.log"),
+    )
+
+
+def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "sessions_graph", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def open_db(tmp_path: Path) -> SessionsGraph:
+    graph = SessionsGraph(settings=Settings(db=str(tmp_path / "cli.db")))
+    graph.setup()
+    return graph
+
+
+def seed(graph: SessionsGraph, sessions: int, texts: int) -> None:
+    for s in range(sessions):
+        sid = f"s-{s}"
+        graph.record_session_start(sid, user_id="alice")
+        graph.record_actions(
+            sid,
+            [
+                {
+                    "action_id": f"{sid}-{i}",
+                    "action_type": "tool_result",
+                    "text": f"Session {s} step {i}: Orion calls Memgraph{s}x{i}.",
+                }
+                for i in range(texts)
+            ],
+            user_id="alice",
+        )
+        graph.record_session_end(sid)
+
+
+def llm_log(tmp_path: Path) -> list[str]:
+    path = tmp_path / "llm.log"
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def test_no_llm_exits_2_with_what_to_set(tmp_path: Path) -> None:
+    with open_db(tmp_path) as graph:
+        seed(graph, 1, 1)
+
+    result = run(cli_env(tmp_path), "reconcile", "--pending")
+
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "OPENAI_API_KEY" in result.stderr
+    with open_db(tmp_path) as graph:
+        assert graph.get_session("s-0").reconciliation_status == "pending"  # type: ignore[union-attr]
+
+
+def test_sweep_json_then_nothing_pending(tmp_path: Path) -> None:
+    with open_db(tmp_path) as graph:
+        seed(graph, 2, 2)
+    env = scripted_env(tmp_path)
+
+    first = run(env, "reconcile", "--pending", "--json")
+    second = run(env, "reconcile", "--pending")
+
+    assert first.returncode == 0, first.stderr
+    summaries = json.loads(first.stdout)
+    assert [s["session_id"] for s in summaries] == ["s-0", "s-1"]
+    assert all(s["status"] == "reconciled" and s["llm_calls"] == 2 for s in summaries)
+    assert (second.returncode, second.stdout.strip()) == (0, "nothing to reconcile")
+    assert len(llm_log(tmp_path)) == 4
+
+
+def test_failed_session_exits_1(tmp_path: Path) -> None:
+    with open_db(tmp_path) as graph:
+        seed(graph, 1, 1)
+    env = cli_env(tmp_path, SESSIONS_GRAPH_LLM_FUNC="reconcile_scripted:no_such_function")
+
+    result = run(env, "reconcile", "--session", "s-0")
+
+    assert result.returncode == 1 and "no_such_function" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_entities_sessions_forget(tmp_path: Path) -> None:
+    with open_db(tmp_path) as graph:
+        seed(graph, 2, 1)
+        graph.reconcile_session_sync("s-0", llm_model_func=ScriptedLLM())
+        graph.reconcile_session_sync("s-1", llm_model_func=ScriptedLLM())
+    env = cli_env(tmp_path)
+
+    ents = run(env, "entities", "--session", "s-0", "--json")
+    found = run(env, "sessions", "--entity", "orion", "--user", "alice")
+    bad = run(env, "forget")
+    gone = run(env, "forget", "--session", "s-0", "--json")
+    after = run(env, "sessions", "--entity", "orion", "--user", "alice")
+
+    assert {"Orion", "Session"} <= {e["name"] for e in json.loads(ents.stdout)}
+    assert [line.split()[0] for line in found.stdout.splitlines()] == ["s-1", "s-0"]
+    assert bad.returncode == 2 and "--session" in bad.stderr
+    assert json.loads(gone.stdout)["sessions"] == 1
+    assert [line.split()[0] for line in after.stdout.splitlines()] == ["s-1"]
+
+
+def test_demo_without_llm_says_what_to_set(tmp_path: Path) -> None:
+    result = run(cli_env(tmp_path), "demo")
+
+    assert result.returncode == 0, result.stderr
+    assert "OPENAI_API_KEY" in result.stdout and "Memgraph" in result.stdout
+
+
+def test_demo_with_llm_redacts_and_shows_entities(tmp_path: Path) -> None:
+    db = tmp_path / "demo.db"
+    result = run(scripted_env(tmp_path), "demo", "--db", str(db))
+
+    assert result.returncode == 0, result.stderr
+    assert "reconciled" in result.stdout and "entity: Memgraph" in result.stdout
+    sent = "\n".join(llm_log(tmp_path))
+    assert "staging-Pa55word" not in sent and "orion-db-secret" not in sent
+    assert db.exists()
+
+
+@pytest.mark.parametrize("kill_after_calls", [2, 5])
+def test_sigkill_mid_run_leaves_nothing_doubled(tmp_path: Path, kill_after_calls: int) -> None:
+    with open_db(tmp_path) as graph:
+        seed(graph, 2, 3)  # six distinct chunks
+    env = scripted_env(tmp_path, delay=0.3)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "sessions_graph",
+            "reconcile",
+            "--pending",
+            "--concurrency",
+            "1",
+            "--lease",
+            "1",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while len(llm_log(tmp_path)) < kill_after_calls and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+    with open_db(tmp_path) as graph:
+        interrupted = [s.session_id for s in graph.pending_sessions()]
+        assert interrupted == [] and graph.get_session("s-1").reconciliation_status == "running"  # type: ignore[union-attr]
+        left = sum(len(graph.engine.unextracted_chunks(s, "base")) for s in ("s-0", "s-1"))
+        assert 0 < left < 6
+        time.sleep(1.1)  # the killed run's lease expires
+        llm = ScriptedLLM()
+        interrupted = [s.session_id for s in graph.pending_sessions()]
+        assert "s-1" in interrupted
+        done = asyncio.run(graph.reconcile_pending(llm_model_func=llm))
+
+        assert [s.session_id for s in done] == interrupted
+        assert all(s.status == "reconciled" for s in done)
+        assert llm.calls == left  # what the killed run saved is not sent again
+        for sid in ("s-0", "s-1"):
+            mentions = {e.name: e.mentions for e in graph.session_entities(sid)}
+            assert mentions["Orion"] == 3  # one link per chunk, none doubled
+            assert len(graph.engine.unextracted_chunks(sid, "spare")) == 3
