@@ -25,7 +25,6 @@ the turn's input messages and last assistant message but no rollout path;
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
@@ -44,10 +43,18 @@ ITEM_TYPES = frozenset({"message"}) | _CALL_TYPES | _RESULT_TYPES
 _INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "<permissions", "# AGENTS.md")
 
 
+def digest(text: str) -> str:
+    """A short stable hash of ``text`` for derived action ids."""
+    # hashlib loads OpenSSL (~2 ms): imported only when an id must be derived.
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
 def line_id(session_id: str, offset: int, index: int = 0) -> str:
     """Stable action id for block ``index`` of the rollout line at ``offset``."""
-    digest = hashlib.sha256(f"{session_id}\0{offset}".encode()).hexdigest()[:32]
-    return f"cx-{digest}" if index == 0 else f"cx-{digest}:{index}"
+    key = digest(f"{session_id}\0{offset}")
+    return f"cx-{key}" if index == 0 else f"cx-{key}:{index}"
 
 
 def entry_actions(entry: dict[str, Any], session_id: str, offset: int) -> list[Action]:
@@ -126,13 +133,13 @@ def notify_actions(payload: dict[str, Any]) -> list[Action]:
     thread = payload.get("thread-id")
     if not isinstance(turn, str) or not isinstance(thread, str):
         return []
-    digest = hashlib.sha256(f"{thread}\0{turn}".encode()).hexdigest()[:32]
+    key = digest(f"{thread}\0{turn}")
     actions = []
     inputs = payload.get("input-messages")
     for index, text in enumerate(inputs if isinstance(inputs, list) else []):
         if isinstance(text, str) and text.strip():
-            actions.append(make_action(f"cxn-{digest}:{index}", "user_message", text, None))
+            actions.append(make_action(f"cxn-{key}:{index}", "user_message", text, None))
     answer = payload.get("last-assistant-message")
     if isinstance(answer, str) and answer.strip():
-        actions.append(make_action(f"cxn-{digest}:out", "assistant_message", answer, None))
+        actions.append(make_action(f"cxn-{key}:out", "assistant_message", answer, None))
     return actions

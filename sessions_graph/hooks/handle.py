@@ -23,7 +23,6 @@ store and the caller spools the payload for replay.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -149,7 +148,7 @@ def prompt_action(session_id: str, payload: dict[str, Any]) -> Action | None:
         return None
     turn = payload.get("turn_id") if isinstance(payload.get("turn_id"), str) else ""
     key = f"{session_id}\0UserPromptSubmit\0{turn}\0{prompt}"
-    action_id = "up-" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    action_id = "up-" + codex.digest(key)
     return make_action(action_id, "user_message", prompt, None)
 
 
