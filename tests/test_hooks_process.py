@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -356,3 +357,23 @@ def test_codex_hooks_and_notify(tmp_path: Path, db: Path, store: SQLiteEngine) -
         )
     )
     assert [a.text for a in graph.get_actions("thread-1")] == ["hello", "hi!"]
+
+
+def test_session_end_with_auto_reconcile_returns_at_once(
+    tmp_path: Path, db: Path, store: SQLiteEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hook starts reconcile detached: it returns without waiting, and the
+    child does not hold the hook's stdout/stderr (the runtime would wait for EOF)."""
+    monkeypatch.setenv("SESSIONS_GRAPH_AUTO_RECONCILE", "1")
+    log = Path(load_settings().state_dir) / "reconcile.log"
+    t = ClaudeTranscript(tmp_path / "s.jsonl", "s-end")
+    t.user("bye")
+    assert_quiet(hook(claude_payload("Stop", "s-end", t.path)))
+    assert not log.exists()  # never on turn end
+    assert_quiet(hook(claude_payload("SessionEnd", "s-end", t.path, reason="exit")))
+    session = SessionsGraph(engine=store).get_session("s-end")
+    assert session is not None and session.ended_at is not None
+    deadline = time.monotonic() + 60
+    while not (log.exists() and log.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert log.read_text().strip(), "the reconcile child ran and wrote to its log"
