@@ -377,3 +377,34 @@ def test_session_end_with_auto_reconcile_returns_at_once(
     while not (log.exists() and log.read_text().strip()) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert log.read_text().strip(), "the reconcile child ran and wrote to its log"
+
+
+def test_replay_keeps_store_faults_and_sets_aside_everything_else(
+    tmp_path: Path, store: SQLiteEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sessions_graph.errors import StoreUnavailableError
+    from sessions_graph.hooks import spool
+
+    settings = load_settings()
+    first = spool.spool_payload(settings, json.loads(claude_payload("Stop", "s-1", None)))
+    second = spool.spool_payload(settings, json.loads(claude_payload("Stop", "s-2", None)))
+    graph = SessionsGraph(engine=store, settings=settings)
+
+    def store_down(*args: object) -> None:
+        raise StoreUnavailableError("server gone")
+
+    monkeypatch.setattr(spool, "handle_payload", store_down)
+    with pytest.raises(StoreUnavailableError):
+        replay_spool(graph, settings)
+    assert pending_files(settings) == [first, second]  # in place, order kept
+
+    def bug(*args: object) -> None:
+        raise KeyError("a bug, not the store")
+
+    monkeypatch.setattr(spool, "handle_payload", bug)
+    assert replay_spool(graph, settings) == 0
+    assert pending_files(settings) == []
+    assert sorted(p.name for p in (settings.spool_dir / "rejected").iterdir()) == [
+        first.name,
+        second.name,
+    ]

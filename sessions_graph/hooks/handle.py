@@ -16,9 +16,10 @@ Which events do what (Claude Code names; Codex hooks use the same ones):
 * a Codex ``notify`` payload (``type: agent-turn-complete``): record the
   turn's messages and mark pending.
 
-Errors split in two: ``PayloadError`` / ``MemoryValidationError`` mean the
-payload itself is unusable (never retried); anything else comes from the
-store and the caller spools the payload for replay.
+Errors split in two: store faults (``is_store_fault``) may pass if retried
+later, so the caller spools the payload; anything else (``PayloadError``,
+``MemoryValidationError``, a bug of ours) would fail again, so the payload is
+set aside in ``spool/rejected/`` instead of being retried forever.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sessions_graph.errors import SessionsGraphError
+from sessions_graph.errors import SessionsGraphError, StoreError
 from sessions_graph.hooks import codex
 from sessions_graph.hooks.actions import Action, make_action
 from sessions_graph.hooks.transcript import TranscriptError, import_actions
@@ -45,6 +46,15 @@ MAX_PATH_CHARS = 4096
 
 class PayloadError(SessionsGraphError, ValueError):
     """The hook payload is malformed; retrying it can never succeed."""
+
+
+def is_store_fault(exc: BaseException) -> bool:
+    """Whether ``exc`` came from the store (down, locked, unwritable), so that
+    the same payload may succeed later."""
+    if isinstance(exc, (StoreError, OSError)):
+        return True
+    # Engines wrap their driver errors in StoreError; this catches any that slip through.
+    return type(exc).__module__.split(".")[0] in ("sqlite3", "neo4j")
 
 
 @dataclass

@@ -17,7 +17,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from sessions_graph.errors import MemoryValidationError
-from sessions_graph.hooks.handle import PayloadError, handle_payload, validate
+from sessions_graph.hooks.handle import PayloadError, handle_payload, is_store_fault, validate
 from sessions_graph.hooks.log import log_line
 
 if TYPE_CHECKING:
@@ -72,14 +72,14 @@ def run(argv: list[str], settings: Settings) -> None:
     except Exception as exc:
         from sessions_graph.hooks.spool import spool_payload
 
-        spooled = spool_payload(settings, payload)
-        log_line(
-            settings.log_path,
-            "WARN",
-            f"{event} session={session_id}: store unavailable ({type(exc).__name__}: {exc});"
-            f" spooled as {spooled.name}",
-            stderr=True,
-        )
+        fault = is_store_fault(exc)
+        # A store fault may pass: spool for replay. Anything else would fail
+        # again: keep the payload aside for a human, never retry it.
+        kept = spool_payload(settings, payload, rejected=not fault)
+        what = "store unavailable" if fault else "failed"
+        where = f"spooled as {kept.name}" if fault else f"kept as rejected/{kept.name}"
+        message = f"{event} session={session_id}: {what} ({type(exc).__name__}: {exc}); {where}"
+        log_line(settings.log_path, "WARN" if fault else "ERROR", message, stderr=True)
 
 
 def _store(payload: dict[str, Any], settings: Settings) -> None:

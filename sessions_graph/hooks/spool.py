@@ -7,7 +7,8 @@ a payload. ``replay_spool`` claims a file by renaming it before handling it,
 so concurrent replayers never take the same file; since recording is
 idempotent, even a file replayed twice (a replayer killed after writing,
 before deleting) stores nothing twice. A payload the store rejects as invalid
-is moved to ``rejected/`` instead of being retried forever.
+(or that fails for any reason but the store) is moved to ``rejected/``
+instead of being retried forever.
 """
 
 from __future__ import annotations
@@ -18,8 +19,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sessions_graph.errors import MemoryValidationError
-from sessions_graph.hooks.handle import PayloadError, handle_payload
+from sessions_graph.hooks.handle import handle_payload, is_store_fault
 from sessions_graph.hooks.log import log_line
 
 if TYPE_CHECKING:
@@ -35,11 +35,12 @@ _CLAIM = ".claim-"
 _counter = 0
 
 
-def spool_payload(settings: Settings, payload: dict[str, Any]) -> Path:
-    """Write ``payload`` to the spool atomically; return the file's path."""
+def spool_payload(settings: Settings, payload: dict[str, Any], *, rejected: bool = False) -> Path:
+    """Write ``payload`` to the spool (or, with ``rejected``, set it aside in
+    ``rejected/`` for a human) atomically; return the file's path."""
     global _counter
     _counter += 1
-    directory = settings.spool_dir
+    directory = settings.spool_dir / "rejected" if rejected else settings.spool_dir
     directory.mkdir(parents=True, exist_ok=True)
     # With a transcript, the bulky fields are also in it; without one, keep all.
     bulky = _BULKY_FIELDS if payload.get("transcript_path") else ()
@@ -81,12 +82,12 @@ def replay_spool(graph: SessionsGraph, settings: Settings) -> int:
         try:
             payload = json.loads(claimed.read_text(encoding="utf-8"))
             outcome = handle_payload(graph, settings, payload)
-        except (PayloadError, MemoryValidationError, ValueError) as exc:
+        except Exception as exc:
+            if is_store_fault(exc):
+                os.rename(claimed, path)
+                raise
             _reject(settings, claimed, path.name, exc)
             continue
-        except Exception:
-            os.rename(claimed, path)
-            raise
         claimed.unlink()
         replayed += 1
         log_line(settings.log_path, "INFO", f"replayed {path.name}: {outcome.summary()}")
