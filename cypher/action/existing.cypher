@@ -1,0 +1,4 @@
+// Which of these action ids are stored already (delivery is at-least-once).
+UNWIND $action_ids AS action_id
+MATCH (a:Action {action_id: action_id})
+RETURN a.action_id AS action_id

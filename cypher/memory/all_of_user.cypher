@@ -1,0 +1,5 @@
+// Every memory of one user: the candidates of a prefix search.
+MATCH (m:Memory)
+WHERE m.user_id = $user_id
+RETURN m.memory_id AS memory_id, m.user_id AS user_id, m.content AS content,
+       m.session_id AS session_id, m.created_at AS created_at, m.updated_at AS updated_at

@@ -1,0 +1,11 @@
+// $query always starts with "+data.user_key:<key>", so the procedure's
+// result limit only ever counts this user's matches; the user_id check is
+// a second guard, never the thing that isolates users.
+CALL text_search.search('memory_content_index', $query, {limit: $search_limit})
+YIELD node, score
+WITH node AS m, score
+WHERE m.user_id = $user_id
+RETURN m.memory_id AS memory_id, m.user_id AS user_id, m.content AS content,
+       m.session_id AS session_id, m.created_at AS created_at, m.updated_at AS updated_at,
+       score
+ORDER BY score DESC, created_at DESC

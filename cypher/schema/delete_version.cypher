@@ -1,0 +1,1 @@
+MATCH (v:SessionsGraphSchema) DELETE v

@@ -1,0 +1,2 @@
+MATCH (v:SessionsGraphSchema {key: 'schema'})
+RETURN v.version AS version

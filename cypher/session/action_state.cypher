@@ -1,0 +1,5 @@
+// Where the next actions go: the count (next seq) and the last action.
+MATCH (s:Session {session_id: $session_id})
+OPTIONAL MATCH (s)-[:HAS_ACTION]->(a:Action)
+WHERE a.seq = s.action_count - 1
+RETURN s.action_count AS action_count, a.action_id AS last_action_id

@@ -1,0 +1,807 @@
+"""The Memgraph engine: the graph stored as a graph, searched with Memgraph's
+Tantivy-backed text index, entities kept in LightRAG's own Memgraph shape.
+
+Imported only when Memgraph is the chosen engine: ``neo4j`` alone costs about
+500 ms to import, which the hook path must never pay.
+
+Design notes (the why; docs/memgraph.md has the longer version):
+
+* **Every statement is a named file** under ``cypher/`` (``sessions_graph.cypher``).
+  User input only travels as ``$parameters``; the sole non-parameter part of
+  any query is the entity workspace label, validated then backticked.
+* **Writes are managed transactions**, wrapped in a bounded exponential
+  backoff (tenacity) for what is worth retrying: transient errors, dropped
+  connections, write-write conflicts, and the unique-constraint race two
+  processes hit when they MERGE the same new node at once (the re-run finds
+  the node). Every transaction function is safe to re-run whole.
+* **User-isolated search.** ``text_search.search`` applies its result limit
+  (1000 by default) inside the procedure, before any ``WHERE user_id = ...``
+  after it, so filtering afterwards lets other users' matches push a user's
+  own out of the window. Instead each Memory carries ``user_key`` (``u`` +
+  32 hex digits of sha256(user_id): one token, letters and digits only) in the
+  same text index as ``content``, and the Tantivy query itself requires
+  ``+data.user_key:<key>``. The limit then only ever counts the user's own
+  matches; ``user_id`` is still checked afterwards as a second guard.
+* **Query rendering.** The parsed query is rendered with Tantivy's occur
+  prefixes (``+must``, ``-must_not``) and ``OR``, which every Tantivy version
+  parses, rather than ``AND`` / ``NOT`` keywords. Prefix terms (``pyth*``) are
+  not sent to Tantivy: Memgraph indexes properties as one JSON field, and
+  Tantivy's parser ignores the phrase-prefix ``*`` on JSON fields and refuses
+  it on one-word phrases. A query with a prefix term is evaluated here over
+  the user's own memories instead. Every hit, on either path, is re-checked
+  against the parsed query with the same token rules as the embedded engine.
+* **Entities** are LightRAG nodes (label = workspace, ``entity_id``,
+  ``entity_type``, ``description``, ``source_id`` = chunk hashes joined by
+  LightRAG's separator, ``file_path``) that also carry ``:Entity``; relations
+  are LightRAG's ``DIRECTED`` edges. What a chunk said about an entity lives
+  on its ``MENTIONED_IN`` edge, and users are only ever shown that.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+import neo4j
+import tenacity
+from neo4j import exceptions as neo4j_errors
+
+from sessions_graph.cypher import check_workspace, load, render, statements
+from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, RUNNING, Engine, Record
+from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
+from sessions_graph.query import Node, Or, Term, tokenize
+
+T = TypeVar("T")
+
+#: Bumped when ``cypher/schema/setup`` changes in a way old stores must follow.
+SCHEMA_VERSION = 1
+
+#: Seconds to wait for a TCP connection before calling the server unreachable.
+CONNECTION_TIMEOUT = 10.0
+
+#: LightRAG's separator between the chunk ids in ``source_id`` (its
+#: ``GRAPH_FIELD_SEP``); repeated here so that LightRAG need not be installed.
+GRAPH_FIELD_SEP = "<SEP>"
+#: ``file_path`` on the entities and relations we write, as LightRAG shows it.
+ENTITY_FILE_PATH = "sessions-graph"
+
+#: Server messages that mean "run the transaction again": write-write
+#: conflicts, and the unique-constraint race of two concurrent MERGEs.
+_RETRY_MESSAGES = (
+    "cannot resolve conflicting transactions",
+    "serialization error",
+    "unique constraint violation",
+)
+_EXISTS_ALREADY = ("already exists",)
+_DOES_NOT_EXIST = ("not exist", "doesn't exist", "not found", "no such")
+
+#: The status values, as the $parameters the claim and queue queries use.
+_STATUS_PARAMS = {
+    "pending": PENDING,
+    "running": RUNNING,
+    "reconciled": RECONCILED,
+    "failed": FAILED,
+}
+
+
+# -- errors -------------------------------------------------------------------
+def is_transient(exc: BaseException) -> bool:
+    """Whether re-running the whole transaction may succeed."""
+    if isinstance(
+        exc,
+        (neo4j_errors.TransientError, neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired),
+    ):
+        return True
+    if isinstance(exc, neo4j_errors.Neo4jError):
+        message = str(exc).lower()
+        return any(m in message for m in _RETRY_MESSAGES)
+    return False
+
+
+def translate_error(exc: Exception, location: str) -> StoreError:
+    """The package's error for a driver error, with the server's own words."""
+    if isinstance(exc, neo4j_errors.AuthError):
+        return StoreUnavailableError(f"Memgraph at {location} refused the credentials: {exc}")
+    if isinstance(exc, (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired)):
+        return StoreUnavailableError(f"cannot reach Memgraph at {location}: {exc}")
+    return StoreError(f"Memgraph error at {location}: {exc}")
+
+
+def redact_uri(uri: str) -> str:
+    """The URI without a password, for status output and error messages."""
+    parts = urlsplit(uri)
+    if parts.password is None:
+        return uri
+    host = parts.hostname or ""
+    netloc = f"{parts.username}@{host}" if parts.username else host
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+# -- search -------------------------------------------------------------------
+def user_key(user_id: str) -> str:
+    """The token that scopes a user's memories in the text index."""
+    return "u" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
+
+
+def has_prefix(node: Node) -> bool:
+    """Whether any term of the query is a prefix (``word*``)."""
+    if isinstance(node, Term):
+        return node.prefix
+    children = node.should if isinstance(node, Or) else node.must + node.must_not
+    return any(has_prefix(n) for n in children)
+
+
+def render_tantivy(node: Node, field: str = "data.content") -> str:
+    """Render a prefix-free query for Tantivy with ``+`` / ``-`` occurs and ``OR``."""
+    if isinstance(node, Term):
+        if node.prefix:
+            raise ValueError("prefix terms are evaluated outside Tantivy")
+        if len(node.tokens) == 1:
+            return f"{field}:{node.tokens[0]}"
+        return f'{field}:"{" ".join(node.tokens)}"'
+    if isinstance(node, Or):
+        return "(" + " OR ".join(render_tantivy(n, field) for n in node.should) + ")"
+    parts = ["+" + render_tantivy(n, field) for n in node.must]
+    parts += ["-" + render_tantivy(n, field) for n in node.must_not]
+    return "(" + " ".join(parts) + ")"
+
+
+def user_search_query(node: Node, key: str) -> str:
+    """The Tantivy query for one user: the user's key is required."""
+    return f"+data.user_key:{key} +{render_tantivy(node)}"
+
+
+def _term_hits(term: Term, tokens: Sequence[str]) -> int:
+    """How many times the word / phrase (/ prefix) occurs in ``tokens``."""
+    n = len(term.tokens)
+    hits = 0
+    for i in range(len(tokens) - n + 1):
+        window = tokens[i : i + n]
+        if term.prefix:
+            ok = list(window[:-1]) == list(term.tokens[:-1]) and window[-1].startswith(
+                term.tokens[-1]
+            )
+        else:
+            ok = tuple(window) == term.tokens
+        hits += ok
+    return hits
+
+
+def matches(node: Node, tokens: Sequence[str]) -> bool:
+    """Evaluate the query against a text's tokens, as FTS5 / Tantivy would."""
+    if isinstance(node, Term):
+        return _term_hits(node, tokens) > 0
+    if isinstance(node, Or):
+        return any(matches(n, tokens) for n in node.should)
+    return all(matches(n, tokens) for n in node.must) and not any(
+        matches(n, tokens) for n in node.must_not
+    )
+
+
+def local_score(node: Node, tokens: Sequence[str]) -> float:
+    """A relevance score for the prefix path: positive hits, damped by length."""
+
+    def positive_hits(n: Node) -> int:
+        if isinstance(n, Term):
+            return _term_hits(n, tokens)
+        children = n.should if isinstance(n, Or) else n.must
+        return sum(positive_hits(c) for c in children)
+
+    return positive_hits(node) / math.sqrt(max(len(tokens), 1))
+
+
+# -- the engine -----------------------------------------------------------------
+def _now_iso() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def _rows(tx: Any, name: str, **params: Any) -> list[Record]:
+    """Run the named query in ``tx`` and return its rows as dicts."""
+    return tx.run(load(name), params).data()
+
+
+def _session_record(row: Record) -> Record:
+    if row.get("last_summary"):
+        row["last_summary"] = json.loads(row["last_summary"])
+    row["content_version"] = row.get("content_version") or 0
+    row["action_count"] = row.get("action_count") or 0
+    return row
+
+
+class MemgraphEngine(Engine):
+    """Sessions-graph on a Memgraph server (>= 3.6) reached over Bolt."""
+
+    name = "memgraph"
+    #: The ``limit`` passed to ``text_search.search``. Results are already
+    #: restricted to one user inside Tantivy, so this bounds only the user's
+    #: own candidates (a class attribute so tests can lower it).
+    search_limit: int = 1000
+    #: Tries of one transaction before its error surfaces.
+    max_attempts: int = 6
+
+    def __init__(
+        self,
+        uri: str,
+        user: str | None = None,
+        password: str | None = None,
+        database: str | None = None,
+    ) -> None:
+        self.uri = uri
+        self.location = redact_uri(uri)
+        self._session_args: dict[str, Any] = {"database": database} if database else {}
+        self._workspaces: set[str] = set()
+        try:
+            # The driver's own retry loop is switched off so that retrying has
+            # one bounded owner, ``_call``.
+            self._driver = neo4j.GraphDatabase.driver(
+                uri,
+                auth=(user, password or "") if user else None,
+                max_transaction_retry_time=0.0,
+                connection_timeout=CONNECTION_TIMEOUT,
+            )
+        except (ValueError, neo4j_errors.DriverError) as exc:
+            reason = str(exc).replace(uri, self.location)  # the driver echoes the URI
+            raise StoreUnavailableError(
+                f"cannot use Memgraph URI {self.location}: {reason}"
+            ) from None
+        self._closed = False
+
+    # -- plumbing -------------------------------------------------------------
+    def _call(self, work: Callable[[Any], T]) -> T:
+        """Run ``work(session)`` with bounded retries; translate driver errors."""
+        retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_exception(is_transient),
+            stop=tenacity.stop_after_attempt(self.max_attempts),
+            wait=tenacity.wait_exponential(multiplier=0.05, max=2.0),
+            reraise=True,
+        )
+        try:
+            return retrying(self._in_session, work)
+        except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as exc:
+            raise translate_error(exc, self.location) from None
+
+    def _in_session(self, work: Callable[[Any], T]) -> T:
+        with self._driver.session(**self._session_args) as session:
+            return work(session)
+
+    def _write(self, work: Callable[[Any], T]) -> T:
+        """One managed write transaction; ``work(tx)`` must be safe to re-run."""
+        return self._call(lambda session: session.execute_write(work))
+
+    def _read(self, name: str, **params: Any) -> list[Record]:
+        return self._call(lambda session: session.execute_read(_rows, name, **params))
+
+    def _ddl(self, statement: str, tolerated: tuple[str, ...]) -> None:
+        """A schema statement in an auto-commit transaction (Memgraph refuses
+        index DDL in explicit ones); errors naming ``tolerated`` are success."""
+        try:
+            self._call(lambda session: session.run(statement).consume())
+        except StoreError as exc:
+            if not any(t in str(exc).lower() for t in tolerated):
+                raise
+
+    # -- lifecycle --------------------------------------------------------------
+    def setup(self) -> None:
+        for statement in statements("schema/setup"):
+            self._ddl(statement, _EXISTS_ALREADY)
+        self._write(lambda tx: _rows(tx, "schema/set_version", version=SCHEMA_VERSION))
+
+    def drop(self) -> None:
+        for statement in statements("schema/drop"):
+            self._ddl(statement, _DOES_NOT_EXIST)
+        self._write(lambda tx: _rows(tx, "schema/delete_version"))
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._driver.close()
+
+    def status(self) -> Record:
+        version_rows = self._read("schema/version")
+        counts = self._read("admin/counts")[0]
+        return {
+            "engine": self.name,
+            "location": self.location,
+            "schema_version": version_rows[0]["version"] if version_rows else 0,
+            "counts": counts,
+        }
+
+    def wipe_for_tests(self) -> None:
+        """Delete every node of our labels and of the entity workspaces in use
+        (LightRAG may have added workspace nodes without ``:Entity``)."""
+        found = {r["workspace"] for r in self._read("admin/workspaces") if r["workspace"]}
+        for workspace in sorted(found | self._workspaces):
+            query = render("admin/wipe_workspace", workspace)
+            self._write(lambda tx, q=query: tx.run(q).consume())
+        self._write(lambda tx: _rows(tx, "admin/wipe"))
+
+    # -- memories --------------------------------------------------------------
+    def _ensure_session(self, tx: Any, session_id: str, user_id: str, now: str) -> None:
+        """MERGE the session for ``user_id``; refuse one owned by another user."""
+        owner = _rows(tx, "session/ensure", session_id=session_id, user_id=user_id, now=now)
+        if owner[0]["owner"] != user_id:
+            raise MemoryValidationError(f"session {session_id!r} belongs to another user")
+        _rows(tx, "session/link_user", session_id=session_id, user_id=user_id)
+
+    def _touch(self, tx: Any, session_id: str, added_actions: int = 0) -> None:
+        _rows(
+            tx,
+            "session/touch",
+            session_id=session_id,
+            added_actions=added_actions,
+            **_STATUS_PARAMS,
+        )
+
+    def save_memory(self, memory: Record) -> None:
+        def work(tx: Any) -> None:
+            _rows(tx, "memory/save", memory=memory, user_key=user_key(memory["user_id"]))
+            if memory["session_id"]:
+                self._ensure_session(
+                    tx, memory["session_id"], memory["user_id"], memory["created_at"]
+                )
+                _rows(
+                    tx,
+                    "memory/link_session",
+                    memory_id=memory["memory_id"],
+                    session_id=memory["session_id"],
+                )
+                self._touch(tx, memory["session_id"])
+
+        self._write(work)
+
+    def get_memory(self, memory_id: str, user_id: str | None = None) -> Record | None:
+        rows = self._read("memory/get", memory_id=memory_id, user_id=user_id)
+        return rows[0] if rows else None
+
+    def list_memories(self, user_id: str, limit: int) -> list[Record]:
+        return self._read("memory/list_by_user", user_id=user_id, limit=limit)
+
+    def list_session_memories(self, session_id: str, limit: int) -> list[Record]:
+        return self._read("memory/list_by_session", session_id=session_id, limit=limit)
+
+    def search_memories(self, user_id: str, query: Any, limit: int) -> list[Record]:
+        if has_prefix(query):
+            return self._search_locally(user_id, query, limit)
+        rows = self._read(
+            "memory/search",
+            query=user_search_query(query, user_key(user_id)),
+            search_limit=self.search_limit,
+            user_id=user_id,
+        )
+        hits = [r for r in rows if matches(query, tokenize(r["content"]))]
+        return hits[:limit]
+
+    def _search_locally(self, user_id: str, query: Node, limit: int) -> list[Record]:
+        """Prefix queries: evaluate over the user's own memories only."""
+        hits = []
+        for row in self._read("memory/all_of_user", user_id=user_id):
+            tokens = tokenize(row["content"])
+            if matches(query, tokens):
+                hits.append({**row, "score": local_score(query, tokens)})
+        hits.sort(key=lambda r: (r["score"], r["created_at"]), reverse=True)
+        return hits[:limit]
+
+    def update_memory(
+        self, memory_id: str, content: str, updated_at: str, user_id: str | None = None
+    ) -> Record | None:
+        def work(tx: Any) -> Record | None:
+            rows = _rows(
+                tx,
+                "memory/update",
+                memory_id=memory_id,
+                user_id=user_id,
+                content=content,
+                updated_at=updated_at,
+            )
+            if rows and rows[0]["session_id"]:
+                self._touch(tx, rows[0]["session_id"])
+            return rows[0] if rows else None
+
+        return self._write(work)
+
+    def delete_memory(self, memory_id: str, user_id: str | None = None) -> bool:
+        def work(tx: Any) -> bool:
+            rows = _rows(tx, "memory/delete", memory_id=memory_id, user_id=user_id)
+            if not rows:
+                return False
+            if rows[0]["session_id"]:
+                self._touch(tx, rows[0]["session_id"])
+            self._collect_garbage(tx, rows[0]["chunk_hashes"])
+            return True
+
+        return self._write(work)
+
+    # -- sessions and actions ------------------------------------------------------
+    def start_session(
+        self,
+        session_id: str,
+        user_id: str,
+        started_at: str,
+        cwd: str | None,
+        project_key: str | None,
+    ) -> None:
+        def work(tx: Any) -> None:
+            self._ensure_session(tx, session_id, user_id, started_at)
+            _rows(tx, "session/fill_start", session_id=session_id, cwd=cwd, project_key=project_key)
+
+        self._write(work)
+
+    def add_actions(self, session_id: str, user_id: str, actions: Sequence[Record]) -> int:
+        def work(tx: Any) -> int:
+            now = (actions[0].get("timestamp") if actions else None) or _now_iso()
+            _rows(tx, "session/ensure", session_id=session_id, user_id=user_id, now=now)
+            _rows(tx, "session/link_user", session_id=session_id, user_id=user_id)
+            new = self._new_actions(tx, actions)
+            if not new:
+                return 0
+            state = _rows(tx, "session/action_state", session_id=session_id)[0]
+            rows, links = _number_actions(new, state["action_count"] or 0, state["last_action_id"])
+            _rows(tx, "action/create", session_id=session_id, actions=rows)
+            _rows(tx, "action/chain", links=links)
+            self._touch(tx, session_id, added_actions=len(rows))
+            return len(rows)
+
+        return self._write(work)
+
+    @staticmethod
+    def _new_actions(tx: Any, actions: Sequence[Record]) -> list[Record]:
+        """The actions not stored yet, each id once, in the order given."""
+        ids = [a["action_id"] for a in actions]
+        stored = {r["action_id"] for r in _rows(tx, "action/existing", action_ids=ids)}
+        new: dict[str, Record] = {}
+        for action in actions:
+            if action["action_id"] not in stored:
+                new.setdefault(action["action_id"], action)
+        return list(new.values())
+
+    def _queue(self, session_id: str, ended_at: str | None) -> bool:
+        rows = self._write(
+            lambda tx: _rows(
+                tx, "session/queue", session_id=session_id, ended_at=ended_at, **_STATUS_PARAMS
+            )
+        )
+        return rows[0]["found"] > 0
+
+    def end_session(self, session_id: str, ended_at: str) -> bool:
+        return self._queue(session_id, ended_at)
+
+    def mark_pending(self, session_id: str) -> bool:
+        return self._queue(session_id, None)
+
+    def pending_sessions(self, limit: int, include_failed: bool = False) -> list[Record]:
+        rows = self._read(
+            "session/pending",
+            limit=limit,
+            include_failed=include_failed,
+            now=time.time(),
+            **_STATUS_PARAMS,
+        )
+        return [_session_record(r) for r in rows]
+
+    def get_session(self, session_id: str) -> Record | None:
+        rows = self._read("session/get", session_id=session_id)
+        return _session_record(rows[0]) if rows else None
+
+    def get_actions(self, session_id: str) -> list[Record]:
+        rows = self._read("action/list", session_id=session_id)
+        for row in rows:
+            row["is_error"] = bool(row["is_error"])
+        return rows
+
+    def get_import_cursor(self, session_id: str, source: str) -> int:
+        rows = self._read("session/get_cursor", session_id=session_id, source=source)
+        return (rows[0]["offset"] or 0) if rows else 0
+
+    def set_import_cursor(self, session_id: str, source: str, offset: int) -> None:
+        self._write(
+            lambda tx: _rows(
+                tx, "session/set_cursor", session_id=session_id, source=source, offset=offset
+            )
+        )
+
+    # -- reconciliation: claims ---------------------------------------------------
+    def claim_sessions(
+        self,
+        owner: str,
+        lease_seconds: float,
+        limit: int,
+        include_failed: bool = False,
+        session_id: str | None = None,
+    ) -> list[Record]:
+        now = time.time()
+        params = {"owner": owner, "now": now, "expires_at": now + lease_seconds, **_STATUS_PARAMS}
+        if session_id is not None:
+            rows = self._write(lambda tx: _rows(tx, "claim/one", session_id=session_id, **params))
+        else:
+            rows = self._write(
+                lambda tx: _rows(
+                    tx, "claim/many", limit=limit, include_failed=include_failed, **params
+                )
+            )
+        return [_session_record(r) for r in rows]
+
+    def renew_claim(self, session_id: str, owner: str, lease_seconds: float) -> bool:
+        rows = self._write(
+            lambda tx: _rows(
+                tx,
+                "claim/renew",
+                session_id=session_id,
+                owner=owner,
+                expires_at=time.time() + lease_seconds,
+                **_STATUS_PARAMS,
+            )
+        )
+        return rows[0]["renewed"] > 0
+
+    def finish_reconciliation(
+        self,
+        session_id: str,
+        owner: str,
+        status: str,
+        finished_at: str,
+        summary: Record | None,
+        error: str | None,
+    ) -> bool:
+        if status not in (RECONCILED, FAILED):
+            raise MemoryValidationError(f"a run finishes {RECONCILED!r} or {FAILED!r}")
+        rows = self._write(
+            lambda tx: _rows(
+                tx,
+                "claim/finish",
+                session_id=session_id,
+                owner=owner,
+                status=status,
+                finished_at=finished_at,
+                error=error if status == FAILED else None,
+                summary=json.dumps(summary) if summary is not None else None,
+                **_STATUS_PARAMS,
+            )
+        )
+        return rows[0]["finished"] > 0
+
+    # -- reconciliation: units and chunks ---------------------------------------------
+    def reconcilable_units(self, session_id: str) -> list[Record]:
+        return self._read("reconcile/action_units", session_id=session_id) + self._read(
+            "reconcile/memory_units", session_id=session_id
+        )
+
+    def set_unit_chunks(
+        self, unit_kind: str, unit_id: str, content_hash: str, chunks: Sequence[Record]
+    ) -> None:
+        if unit_kind not in ("action", "memory"):
+            raise MemoryValidationError(f"unit_kind must be 'action' or 'memory': {unit_kind!r}")
+        rows = [{"hash": c["hash"], "text": c["text"], "position": i} for i, c in enumerate(chunks)]
+
+        def work(tx: Any) -> None:
+            old = _rows(
+                tx,
+                f"reconcile/detach_{unit_kind}_chunks",
+                unit_id=unit_id,
+                content_hash=content_hash,
+            )[0]["old_hashes"]
+            if rows:
+                _rows(tx, f"reconcile/attach_{unit_kind}_chunks", unit_id=unit_id, chunks=rows)
+            kept = {r["hash"] for r in rows}
+            self._collect_garbage(tx, [h for h in old if h not in kept])
+
+        self._write(work)
+
+    def unextracted_chunks(self, session_id: str, workspace: str) -> list[Record]:
+        check_workspace(workspace)
+        rows = self._read("reconcile/session_chunks", session_id=session_id)
+        rows.sort(key=lambda r: (r["part"], r["unit_order"], r["unit_key"], r["position"]))
+        seen: set[str] = set()
+        out = []
+        for row in rows:
+            if row["hash"] in seen or workspace in row["extracted_in"]:
+                continue
+            seen.add(row["hash"])
+            out.append({"hash": row["hash"], "text": row["text"]})
+        return out
+
+    def _collect_garbage(self, tx: Any, chunk_hashes: Sequence[str]) -> tuple[int, int]:
+        """Delete unreferenced chunks among ``chunk_hashes``, then entities left
+        with no mention. Returns (chunks, entities) deleted."""
+        if not chunk_hashes:
+            return 0, 0
+        rows = _rows(tx, "reconcile/gc_chunks", hashes=sorted(set(chunk_hashes)))
+        entity_ids = sorted({i for r in rows for i in r["entity_ids"]})
+        return len(rows), self._refresh_entities(tx, entity_ids)
+
+    @staticmethod
+    def _refresh_entities(tx: Any, entity_ids: Sequence[int]) -> int:
+        if not entity_ids:
+            return 0
+        rows = _rows(
+            tx, "reconcile/refresh_entities", entity_ids=list(entity_ids), sep=GRAPH_FIELD_SEP
+        )
+        return rows[0]["deleted"] if rows else 0
+
+    # -- reconciliation: extraction ---------------------------------------------------
+    def _ensure_workspace(self, workspace: str) -> None:
+        """Index the workspace label the way LightRAG looks entities up (once)."""
+        if workspace not in self._workspaces:
+            self._ddl(render("admin/ensure_workspace_index", workspace), _EXISTS_ALREADY)
+            self._workspaces.add(workspace)
+
+    def save_extraction(
+        self,
+        chunk_hash: str,
+        workspace: str,
+        entities: Sequence[Record],
+        relations: Sequence[Record],
+    ) -> None:
+        check_workspace(workspace)
+        self._ensure_workspace(workspace)
+        entity_rows = _entity_rows(entities)
+        names = {e["name"] for e in entity_rows}
+        relation_rows = [
+            {
+                "source": r["source"],
+                "target": r["target"],
+                "description": r.get("description") or "",
+                "keywords": r.get("keywords") or "",
+                "weight": float(r.get("weight") or 1.0),
+            }
+            for r in relations
+            if r["source"] in names and r["target"] in names and r["source"] != r["target"]
+        ]
+        common = {
+            "hash": chunk_hash,
+            "workspace": workspace,
+            "sep": GRAPH_FIELD_SEP,
+            "file_path": ENTITY_FILE_PATH,
+            "created_at": int(time.time()),
+        }
+
+        def work(tx: Any) -> None:
+            found = _rows(tx, "reconcile/mark_extracted", hash=chunk_hash, workspace=workspace)
+            if not found[0]["found"]:
+                return  # collected since it was read: nothing left to describe
+            old = _rows(tx, "reconcile/clear_chunk_mentions", hash=chunk_hash, workspace=workspace)[
+                0
+            ]["entity_ids"]
+            if old:
+                _rows(
+                    tx,
+                    "reconcile/clear_chunk_relations",
+                    entity_ids=old,
+                    hash=chunk_hash,
+                    sep=GRAPH_FIELD_SEP,
+                )
+            new: list[int] = []
+            if entity_rows:
+                new = tx.run(
+                    render("reconcile/merge_entities", workspace),
+                    {**common, "entities": entity_rows},
+                ).data()[0]["entity_ids"]
+            if relation_rows:
+                tx.run(
+                    render("reconcile/merge_relations", workspace),
+                    {**common, "relations": relation_rows},
+                ).consume()
+            self._refresh_entities(tx, sorted(set(old) | set(new)))
+
+        self._write(work)
+
+    def session_entities(self, session_id: str) -> list[Record]:
+        rows = self._read("reconcile/session_entities", session_id=session_id)
+        return [
+            {
+                "name": r["name"],
+                "workspace": r["workspace"],
+                "entity_type": next((t for t in r["entity_types"] if t), None),
+                "description": "\n".join(dict.fromkeys(d for d in r["descriptions"] if d)) or None,
+                "mentions": r["mentions"],
+            }
+            for r in rows
+        ]
+
+    def entity_sessions(self, name: str, user_id: str) -> list[Record]:
+        rows = self._read("reconcile/entity_sessions", name_lower=name.lower(), user_id=user_id)
+        return [_session_record(r) for r in rows]
+
+    # -- forgetting ---------------------------------------------------------------------
+    def _forget_session(self, tx: Any, session_id: str) -> dict[str, int]:
+        actions = _rows(tx, "forget/session_actions", session_id=session_id)
+        memories = _rows(tx, "forget/session_memories", session_id=session_id)
+        sessions = _rows(tx, "forget/session", session_id=session_id)[0]["deleted"]
+        hashes = [h for r in actions + memories for h in r["chunk_hashes"]]
+        chunks, entities = self._collect_garbage(tx, hashes)
+        return {
+            "sessions": sessions,
+            "actions": len(actions),
+            "memories": len(memories),
+            "chunks": chunks,
+            "entities": entities,
+        }
+
+    def forget_session(self, session_id: str) -> Record:
+        return self._write(lambda tx: self._forget_session(tx, session_id))
+
+    def forget_user(self, user_id: str) -> Record:
+        def work(tx: Any) -> Record:
+            counts = {
+                "users": 0,
+                "sessions": 0,
+                "actions": 0,
+                "memories": 0,
+                "chunks": 0,
+                "entities": 0,
+            }
+            for row in _rows(tx, "forget/user_sessions", user_id=user_id):
+                for key, value in self._forget_session(tx, row["session_id"]).items():
+                    counts[key] += value
+            memories = _rows(tx, "forget/user_memories", user_id=user_id)
+            chunks, entities = self._collect_garbage(
+                tx, [h for r in memories for h in r["chunk_hashes"]]
+            )
+            counts["memories"] += len(memories)
+            counts["chunks"] += chunks
+            counts["entities"] += entities
+            counts["users"] = _rows(tx, "forget/user", user_id=user_id)[0]["deleted"]
+            return counts
+
+        return self._write(work)
+
+
+def _number_actions(
+    actions: Sequence[Record], first_seq: int, previous: str | None
+) -> tuple[list[Record], list[Record]]:
+    """Give new actions consecutive ``seq`` numbers and FOLLOWED_BY links."""
+    rows, links = [], []
+    for offset, action in enumerate(actions):
+        rows.append(
+            {
+                "action_id": action["action_id"],
+                "seq": first_seq + offset,
+                "action_type": action["action_type"],
+                "text": action.get("text") or "",
+                "timestamp": action.get("timestamp"),
+                "tool_name": action.get("tool_name"),
+                "tool_use_id": action.get("tool_use_id"),
+                "is_error": bool(action.get("is_error", False)),
+            }
+        )
+        if previous is not None:
+            links.append({"previous": previous, "next": action["action_id"]})
+        previous = action["action_id"]
+    return rows, links
+
+
+def _entity_rows(entities: Sequence[Record]) -> list[Record]:
+    """One row per entity name (LightRAG may repeat a name within a chunk):
+    the first type seen, the distinct descriptions joined."""
+    merged: dict[str, Record] = {}
+    for entity in entities:
+        name = entity["name"]
+        row = merged.setdefault(
+            name,
+            {
+                "name": name,
+                "name_lower": name.lower(),
+                "entity_type": entity.get("entity_type"),
+                "descriptions": [],
+            },
+        )
+        row["entity_type"] = row["entity_type"] or entity.get("entity_type")
+        description = entity.get("description")
+        if description and description not in row["descriptions"]:
+            row["descriptions"].append(description)
+    return [
+        {
+            "name": r["name"],
+            "name_lower": r["name_lower"],
+            "entity_type": r["entity_type"],
+            "description": "\n".join(r["descriptions"]),
+        }
+        for r in merged.values()
+    ]

@@ -1,0 +1,264 @@
+"""The parts of the Memgraph engine that need no server: the query files,
+the Tantivy rendering, workspace labels and error classification. Behaviour
+against a server is the contract suite's job (MEMGRAPH_URL / MEMGRAPH_HOST)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from neo4j import exceptions as neo4j_errors
+
+from sessions_graph import cypher
+from sessions_graph.engines import memgraph
+from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
+from sessions_graph.query import parse, tokenize
+
+ENGINE_SOURCE = Path(memgraph.__file__).read_text(encoding="utf-8")
+
+
+# -- query files ------------------------------------------------------------------
+def test_every_query_file_loads() -> None:
+    names = cypher.names()
+    assert len(names) > 40
+    for name in names:
+        assert cypher.load(name), name
+
+
+def test_every_query_the_engine_names_exists() -> None:
+    named = set(re.findall(r'"((?:[a-z_]+/)+[a-z_{}]+)"', ENGINE_SOURCE))
+    expanded = set()
+    for name in named:  # f"reconcile/detach_{unit_kind}_chunks"
+        if "{unit_kind}" in name:
+            expanded |= {name.replace("{unit_kind}", kind) for kind in ("action", "memory")}
+        else:
+            expanded.add(name)
+    missing = expanded - set(cypher.names())
+    assert not missing
+    assert "memory/search" in expanded
+
+
+def test_no_interpolation_markers_except_workspace() -> None:
+    for name in cypher.names():
+        text = cypher.load(name)
+        markers = set(re.findall(r"\{[A-Za-z_][A-Za-z0-9_]*\}", text)) - {"{workspace}"}
+        assert not markers, (name, markers)
+        assert not re.search(r"%\(?\w*\)?[sd]|\{\{|\}\}", text), name
+
+
+def test_only_entity_queries_use_the_workspace_placeholder() -> None:
+    users = {n for n in cypher.names() if "{workspace}" in cypher.load(n)}
+    assert users == {
+        "admin/ensure_workspace_index",
+        "admin/wipe_workspace",
+        "reconcile/merge_entities",
+        "reconcile/merge_relations",
+    }
+
+
+def test_schema_script_has_the_constraints_and_text_index() -> None:
+    setup = cypher.statements("schema/setup")
+    for label, prop in [
+        ("User", "user_id"),
+        ("Memory", "memory_id"),
+        ("Session", "session_id"),
+        ("Chunk", "hash"),
+        ("Action", "action_id"),
+    ]:
+        assert f"CREATE CONSTRAINT ON (n:{label}) ASSERT n.{prop} IS UNIQUE" in setup
+    assert "CREATE TEXT INDEX memory_content_index ON :Memory(content, user_key)" in setup
+    assert len(cypher.statements("schema/drop")) == len(setup)
+
+
+def test_loader_refuses_path_like_names() -> None:
+    with pytest.raises(ValueError):
+        cypher.load("../pyproject")
+
+
+def test_loader_looks_in_the_package_first() -> None:
+    package_dir, repo_dir = cypher.SEARCH_PATH
+    assert package_dir == Path(cypher.__file__).resolve().parent / "cypher"
+    assert repo_dir == Path(cypher.__file__).resolve().parent.parent / "cypher"
+
+
+# -- workspace labels -----------------------------------------------------------------
+@pytest.mark.parametrize("good", ["base", "_x", "Work_Space_2", "a" * 64])
+def test_valid_workspaces(good: str) -> None:
+    assert cypher.render("admin/wipe_workspace", good) == f"MATCH (n:`{good}`) DETACH DELETE n"
+
+
+@pytest.mark.parametrize("bad", ["", "2x", "a b", "a`b", "x-y", "a" * 65, "ä", "x\n"])
+def test_invalid_workspaces(bad: str) -> None:
+    with pytest.raises(MemoryValidationError):
+        cypher.render("admin/wipe_workspace", bad)
+
+
+# -- search rendering -------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("python", "data.content:python"),
+        ('"exact Phrase"', 'data.content:"exact phrase"'),
+        ("a b", "(data.content:a OR data.content:b)"),
+        ("a OR b", "(data.content:a OR data.content:b)"),
+        ("a AND b", "(+data.content:a +data.content:b)"),
+        ("a NOT b", "(+data.content:a -data.content:b)"),
+        ("a AND NOT b", "(+data.content:a -data.content:b)"),
+        (
+            "(a OR b) AND c",
+            "(+(data.content:a OR data.content:b) +data.content:c)",
+        ),
+        ("C++ rules", "(data.content:c OR data.content:rules)"),
+    ],
+)
+def test_tantivy_rendering(query: str, expected: str) -> None:
+    assert memgraph.render_tantivy(parse(query)) == expected
+
+
+def test_user_query_requires_the_user_key() -> None:
+    key = memgraph.user_key("alice@example.com")
+    assert re.fullmatch(r"u[0-9a-f]{32}", key)
+    assert tokenize(key) == [key]  # one token, as the index tokenizer sees it
+    assert memgraph.user_search_query(parse("a AND b"), key) == (
+        f"+data.user_key:{key} +(+data.content:a +data.content:b)"
+    )
+    assert memgraph.user_key("alice") != memgraph.user_key("bob")
+
+
+def test_prefix_queries_stay_out_of_tantivy() -> None:
+    assert memgraph.has_prefix(parse("a AND (b OR pyth*)"))
+    assert not memgraph.has_prefix(parse("a AND (b OR python)"))
+    with pytest.raises(ValueError):
+        memgraph.render_tantivy(parse("pyth*"))
+
+
+@pytest.mark.parametrize(
+    ("query", "text", "expected"),
+    [
+        ("python", "I like Python.", True),
+        ("python", "pythonic code", False),
+        ("pyth*", "pythonic code", True),
+        ('"big bad wo"*', "the big bad wolf", True),
+        ('"big bad"', "bad big", False),
+        ("a NOT b", "a c", True),
+        ("a NOT b", "a b", False),
+        ("(x OR y) AND z", "y z", True),
+        ("(x OR y) AND z", "x", False),
+    ],
+)
+def test_local_matching(query: str, text: str, expected: bool) -> None:
+    assert memgraph.matches(parse(query), tokenize(text)) is expected
+
+
+def test_local_score_prefers_more_hits() -> None:
+    node = parse("pyth*")
+    assert memgraph.local_score(node, tokenize("python python")) > memgraph.local_score(
+        node, tokenize("python java")
+    )
+
+
+# -- errors -------------------------------------------------------------------------------
+def _error(cls: type[neo4j_errors.Neo4jError], message: str) -> neo4j_errors.Neo4jError:
+    return cls._hydrate_neo4j(
+        code="Memgraph.ClientError.MemgraphError.MemgraphError", message=message
+    )
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        neo4j_errors.ServiceUnavailable("gone"),
+        neo4j_errors.SessionExpired("expired"),
+        neo4j_errors.TransientError("busy"),
+        _error(neo4j_errors.ClientError, "Cannot resolve conflicting transactions."),
+        _error(neo4j_errors.ClientError, "Unable to commit due to serialization error."),
+        _error(
+            neo4j_errors.ClientError,
+            "Unable to commit due to unique constraint violation on :User(user_id)",
+        ),
+    ],
+)
+def test_transient_errors(exc: Exception) -> None:
+    assert memgraph.is_transient(exc)
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        _error(neo4j_errors.ClientError, "Invalid input 'MATC'"),
+        neo4j_errors.AuthError("bad credentials"),
+        ValueError("not a driver error"),
+    ],
+)
+def test_permanent_errors(exc: Exception) -> None:
+    assert not memgraph.is_transient(exc)
+
+
+def test_error_translation() -> None:
+    where = "bolt://localhost:7687"
+    assert isinstance(
+        memgraph.translate_error(neo4j_errors.ServiceUnavailable("x"), where),
+        StoreUnavailableError,
+    )
+    assert isinstance(
+        memgraph.translate_error(neo4j_errors.AuthError("x"), where), StoreUnavailableError
+    )
+    error = memgraph.translate_error(_error(neo4j_errors.ClientError, "Invalid input"), where)
+    assert type(error) is StoreError
+    assert "Invalid input" in str(error)
+
+
+def test_uri_redaction() -> None:
+    assert memgraph.redact_uri("bolt://u:secret@db:7687") == "bolt://u@db:7687"
+    assert memgraph.redact_uri("bolt://db:7687") == "bolt://db:7687"
+
+
+def test_bad_uri_is_unavailable_and_hides_the_password() -> None:
+    with pytest.raises(StoreUnavailableError) as info:
+        memgraph.MemgraphEngine("bolt://u:secret@db:7687")
+    assert "secret" not in str(info.value)
+
+
+def test_unreachable_server_is_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(memgraph.MemgraphEngine, "max_attempts", 1)
+    engine = memgraph.MemgraphEngine("bolt://127.0.0.1:1")
+    try:
+        with pytest.raises(StoreUnavailableError):
+            engine.status()
+    finally:
+        engine.close()
+        engine.close()  # safe twice
+
+
+# -- helpers --------------------------------------------------------------------------------
+def test_actions_are_numbered_and_chained() -> None:
+    rows, links = memgraph._number_actions(
+        [
+            {"action_id": "b", "action_type": "user_message"},
+            {"action_id": "c", "action_type": "tool_call", "is_error": 1},
+        ],
+        first_seq=3,
+        previous="a",
+    )
+    assert [r["seq"] for r in rows] == [3, 4]
+    assert rows[1]["is_error"] is True and rows[0]["text"] == ""
+    assert links == [{"previous": "a", "next": "b"}, {"previous": "b", "next": "c"}]
+
+
+def test_entity_rows_merge_repeated_names() -> None:
+    rows = memgraph._entity_rows(
+        [
+            {"name": "Memgraph", "entity_type": None, "description": "a graph db"},
+            {"name": "Memgraph", "entity_type": "product", "description": "in-memory"},
+            {"name": "Memgraph", "entity_type": "org", "description": "a graph db"},
+        ]
+    )
+    assert rows == [
+        {
+            "name": "Memgraph",
+            "name_lower": "memgraph",
+            "entity_type": "product",
+            "description": "a graph db\nin-memory",
+        }
+    ]
