@@ -220,9 +220,10 @@ class MemgraphEngine(Engine):
     """Sessions-graph on a Memgraph server (>= 3.6) reached over Bolt."""
 
     name = "memgraph"
-    #: The ``limit`` passed to ``text_search.search``. Results are already
-    #: restricted to one user inside Tantivy, so this bounds only the user's
-    #: own candidates (a class attribute so tests can lower it).
+    #: The least ``limit`` passed to ``text_search.search`` (the caller's limit
+    #: if larger). Results are restricted to one user inside Tantivy, so this
+    #: bounds only the user's own candidates; the headroom absorbs hits the
+    #: exact re-check drops. A class attribute so that tests can lower it.
     search_limit: int = 1000
     #: Tries of one transaction before its error surfaces.
     max_attempts: int = 6
@@ -373,7 +374,7 @@ class MemgraphEngine(Engine):
         rows = self._read(
             "memory/search",
             query=user_search_query(query, user_key(user_id)),
-            search_limit=self.search_limit,
+            search_limit=max(self.search_limit, limit),
             user_id=user_id,
         )
         hits = [r for r in rows if matches(query, tokenize(r["content"]))]
