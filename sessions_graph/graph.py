@@ -24,7 +24,11 @@ from sessions_graph.validation import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from sessions_graph.models import Action, EntityMention, Memory, Session
+    from sessions_graph.reconcile.extraction import LLMFunc
+    from sessions_graph.reconcile.summary import ReconciliationSummary
 
 #: Largest text stored on one Action, in characters; longer text is cut.
 MAX_ACTION_CHARS = 200_000
@@ -257,12 +261,6 @@ class SessionsGraph:
     # -- reconciliation ----------------------------------------------------
     # Thin wrappers over sessions_graph.reconcile.pipeline, imported on call:
     # LightRAG and the LLM SDKs never load with the package or on the hook path.
-    if TYPE_CHECKING:
-        from collections.abc import Callable
-
-        from sessions_graph.reconcile.extraction import LLMFunc
-        from sessions_graph.reconcile.summary import ReconciliationSummary
-
     async def reconcile_session(
         self,
         session_id: str,
