@@ -57,8 +57,8 @@ def provider(settings: Settings) -> str | None:
                 f"llm_provider must be 'openai' or 'anthropic', got {settings.llm_provider!r}"
             )
         return settings.llm_provider
-    if settings.openai_api_key:
-        return "openai"
+    if settings.openai_api_key or settings.openai_base_url:
+        return "openai"  # a local OpenAI-compatible server may need no key
     if settings.anthropic_api_key:
         return "anthropic"
     return None
