@@ -21,7 +21,7 @@ Graph shape, the same logically in both engines::
     (:User)-[:HAD_SESSION]->(:Session)-[:HAS_ACTION]->(:Action)-[:FOLLOWED_BY]->(:Action)
     (:Session)-[:PRODUCED_MEMORY]->(:Memory)
     (:Action|Memory)-[:HAS_CHUNK]->(:Chunk {hash, text})
-    (:Entity)-[:MENTIONED_IN]->(:Chunk); (:Entity)-[:RELATED]->(:Entity)
+    (:Entity)-[:MENTIONED_IN]->(:Chunk); (:Entity)-[:DIRECTED]->(:Entity)  (LightRAG's relation)
 """
 
 from __future__ import annotations

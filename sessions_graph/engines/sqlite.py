@@ -108,7 +108,7 @@ MIGRATIONS: list[str] = [
     );
     """,
     # 2: reconciliation. HAS_CHUNK is unit_chunks, MENTIONED_IN is mentions,
-    # RELATED is relations (kept per chunk, so they go when the chunk goes).
+    # DIRECTED is relations (kept per chunk, so they go when the chunk goes).
     # Triggers collect garbage: a chunk no unit references is deleted (its
     # mentions, relations and extraction marks cascade), and an entity left
     # with no mention is deleted (its relations cascade).
