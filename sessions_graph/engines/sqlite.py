@@ -322,8 +322,8 @@ class SQLiteEngine(Engine):
     def status(self) -> Record:
         version = self._read("PRAGMA user_version")[0][0]
         counts: dict[str, int] = {}
-        if version:
-            for table in ("users", "sessions", "actions", "memories"):
+        if version == SCHEMA_VERSION:
+            for table in ("users", "sessions", "actions", "memories", "chunks", "entities"):
                 counts[table] = self._read(f"SELECT count(*) FROM {table}")[0][0]
         return {
             "engine": self.name,
