@@ -246,19 +246,115 @@ def test_actions_are_numbered_and_chained() -> None:
     assert links == [{"previous": "a", "next": "b"}, {"previous": "b", "next": "c"}]
 
 
-def test_entity_rows_merge_repeated_names() -> None:
+def test_entity_rows_record_mentions_like_the_embedded_engine() -> None:
     rows = memgraph._entity_rows(
         [
-            {"name": "Memgraph", "entity_type": None, "description": "a graph db"},
-            {"name": "Memgraph", "entity_type": "product", "description": "in-memory"},
-            {"name": "Memgraph", "entity_type": "org", "description": "a graph db"},
-        ]
+            {"name": "Memgraph", "entity_type": "product", "description": "a graph db"},
+            {"name": "Straße", "entity_type": "place", "description": "a street"},
+            {"name": "Memgraph", "entity_type": "org", "description": "in-memory"},
+        ],
+        [
+            {"source": "Memgraph", "target": "Tantivy"},
+            {"source": "Tantivy", "target": "Rust"},
+        ],
     )
     assert rows == [
+        # Created with the first type; the mention keeps the last occurrence.
         {
             "name": "Memgraph",
-            "name_lower": "memgraph",
+            "name_key": "memgraph",
             "entity_type": "product",
-            "description": "a graph db\nin-memory",
-        }
+            "mention_type": "org",
+            "description": "in-memory",
+        },
+        {
+            "name": "Straße",
+            "name_key": "strasse",
+            "entity_type": "place",
+            "mention_type": "place",
+            "description": "a street",
+        },
+        # Relation ends the chunk did not list: a bare mention each, once.
+        {
+            "name": "Tantivy",
+            "name_key": "tantivy",
+            "entity_type": None,
+            "mention_type": None,
+            "description": None,
+        },
+        {
+            "name": "Rust",
+            "name_key": "rust",
+            "entity_type": None,
+            "mention_type": None,
+            "description": None,
+        },
     ]
+
+
+def test_session_entities_group_mentions_in_chunk_hash_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rows = [
+        {
+            "entity": 7,
+            "name": "Zed",
+            "workspace": "base",
+            "entity_type": "x",
+            "description": "from c",
+            "hash": "hc",
+        },
+        {
+            "entity": 7,
+            "name": "Zed",
+            "workspace": "base",
+            "entity_type": "x",
+            "description": None,
+            "hash": "hd",
+        },
+        {
+            "entity": 3,
+            "name": "Abe",
+            "workspace": "base",
+            "entity_type": None,
+            "description": "",
+            "hash": "hb",
+        },
+        {
+            "entity": 7,
+            "name": "Zed",
+            "workspace": "base",
+            "entity_type": "x",
+            "description": "from a",
+            "hash": "ha",
+        },
+        {
+            "entity": 7,
+            "name": "Zed",
+            "workspace": "base",
+            "entity_type": "x",
+            "description": "from c",
+            "hash": "hb",
+        },
+    ]
+    engine = memgraph.MemgraphEngine("bolt://127.0.0.1:1")
+    monkeypatch.setattr(engine, "_read", lambda name, **params: [dict(r) for r in rows])
+    try:
+        assert engine.session_entities("s-1") == [
+            {
+                "name": "Abe",
+                "entity_type": None,
+                "workspace": "base",
+                "description": None,
+                "mentions": 1,
+            },
+            {
+                "name": "Zed",
+                "entity_type": "x",
+                "workspace": "base",
+                "description": "from a\nfrom c",
+                "mentions": 4,
+            },
+        ]
+    finally:
+        engine.close()

@@ -1,6 +1,8 @@
 // Claim one named session in any status except running under a live lease.
+// A session never queued has no status: coalesce keeps the comparison from
+// being null, which WHERE NOT would turn into "not claimable".
 MATCH (s:Session {session_id: $session_id})
-WHERE NOT (s.reconciliation_status = $running AND s.claim_expires_at >= $now)
+WHERE NOT (coalesce(s.reconciliation_status, '') = $running AND s.claim_expires_at >= $now)
 SET s.reconciliation_status = $running, s.claim_owner = $owner,
     s.claim_expires_at = $expires_at, s.claim_version = s.content_version
 RETURN s.session_id AS session_id, s.user_id AS user_id, s.started_at AS started_at,

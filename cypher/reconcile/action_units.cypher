@@ -1,5 +1,6 @@
+// Ordered in WITH: ORDER BY after RETURN sees only the returned names.
 MATCH (a:Action)
 WHERE a.session_id = $session_id
+WITH a ORDER BY a.seq
 RETURN 'action' AS unit_kind, a.action_id AS unit_id, a.text AS text,
        a.content_hash AS content_hash
-ORDER BY a.seq

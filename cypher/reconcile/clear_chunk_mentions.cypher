@@ -1,7 +1,8 @@
 // Saving a chunk again replaces what it said in this workspace: drop its
-// mentions and take its hash off the relations it contributed to.
-MATCH (c:Chunk {hash: $hash})
-OPTIONAL MATCH (e:Entity)-[m:MENTIONED_IN]->(c)
+// mentions, one row per mention dropped with the entity it named (a plain
+// MATCH: no null relationship is ever deleted).
+MATCH (e:Entity)-[m:MENTIONED_IN]->(:Chunk {hash: $hash})
 WHERE e.workspace = $workspace
+WITH m, id(e) AS entity_id
 DELETE m
-RETURN collect(id(e)) AS entity_ids
+RETURN entity_id

@@ -1,8 +1,11 @@
-// Drop the unit's chunk links and record the new content hash; returns the
-// chunks it used to point at, for garbage collection.
+// Record the new content hash and drop the unit's chunk links; one row per
+// link dropped, with the chunk it pointed at, for garbage collection. A
+// plain MATCH, not OPTIONAL: deleting the null of a missing link is not
+// something Memgraph documents.
 MATCH (u:Action {action_id: $unit_id})
 SET u.content_hash = $content_hash
 WITH u
-OPTIONAL MATCH (u)-[r:HAS_CHUNK]->(c:Chunk)
+MATCH (u)-[r:HAS_CHUNK]->(c:Chunk)
+WITH r, c.hash AS hash
 DELETE r
-RETURN collect(c.hash) AS old_hashes
+RETURN hash

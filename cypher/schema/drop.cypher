@@ -1,6 +1,6 @@
 // Undo schema/setup, statement by statement; absent objects are tolerated.
 DROP TEXT INDEX memory_content_index;
-DROP INDEX ON :Entity(name_lower);
+DROP INDEX ON :Entity(name_key);
 DROP INDEX ON :Entity;
 DROP INDEX ON :Chunk(hash);
 DROP INDEX ON :Action(session_id);

@@ -16,5 +16,5 @@ CREATE INDEX ON :Action(action_id);
 CREATE INDEX ON :Action(session_id);
 CREATE INDEX ON :Chunk(hash);
 CREATE INDEX ON :Entity;
-CREATE INDEX ON :Entity(name_lower);
+CREATE INDEX ON :Entity(name_key);
 CREATE TEXT INDEX memory_content_index ON :Memory(content, user_key);

@@ -208,6 +208,11 @@ def _rows(tx: Any, name: str, **params: Any) -> list[Record]:
     return tx.run(load(name), params).data()
 
 
+def _count(rows: Sequence[Record], key: str) -> int:
+    """The count a single-row aggregate returned (0 if it returned no row)."""
+    return rows[0][key] if rows else 0
+
+
 def _session_record(row: Record) -> Record:
     if row.get("last_summary"):
         row["last_summary"] = json.loads(row["last_summary"])
@@ -306,13 +311,14 @@ class MemgraphEngine(Engine):
             self._driver.close()
 
     def status(self) -> Record:
+        # As the embedded engine: counts only for a store at this schema version.
         version_rows = self._read("schema/version")
-        counts = self._read("admin/counts")[0]
+        version = version_rows[0]["version"] if version_rows else 0
         return {
             "engine": self.name,
             "location": self.location,
-            "schema_version": version_rows[0]["version"] if version_rows else 0,
-            "counts": counts,
+            "schema_version": version,
+            "counts": self._read("admin/counts")[0] if version == SCHEMA_VERSION else {},
         }
 
     def wipe_for_tests(self) -> None:
@@ -343,7 +349,7 @@ class MemgraphEngine(Engine):
 
     def save_memory(self, memory: Record) -> None:
         def work(tx: Any) -> None:
-            _rows(tx, "memory/save", memory=memory, user_key=user_key(memory["user_id"]))
+            _rows(tx, "memory/save", **memory, user_key=user_key(memory["user_id"]))
             if memory["session_id"]:
                 self._ensure_session(
                     tx, memory["session_id"], memory["user_id"], memory["created_at"]
@@ -437,14 +443,18 @@ class MemgraphEngine(Engine):
 
     def add_actions(self, session_id: str, user_id: str, actions: Sequence[Record]) -> int:
         def work(tx: Any) -> int:
-            now = (actions[0].get("timestamp") if actions else None) or _now_iso()
-            _rows(tx, "session/ensure", session_id=session_id, user_id=user_id, now=now)
-            _rows(tx, "session/link_user", session_id=session_id, user_id=user_id)
+            # A known session is appended to as it is, whoever ``user_id`` names
+            # (no User is MERGEd for it); only an unknown one is created, dated
+            # by its first action.
+            state = _rows(tx, "session/action_state", session_id=session_id)
+            if not state:
+                now = (actions[0].get("timestamp") if actions else None) or _now_iso()
+                self._ensure_session(tx, session_id, user_id, now)
             new = self._new_actions(tx, actions)
             if not new:
                 return 0
-            state = _rows(tx, "session/action_state", session_id=session_id)[0]
-            rows, links = _number_actions(new, state["action_count"] or 0, state["last_action_id"])
+            known = state[0] if state else {"action_count": 0, "last_action_id": None}
+            rows, links = _number_actions(new, known["action_count"] or 0, known["last_action_id"])
             _rows(tx, "action/create", session_id=session_id, actions=rows)
             _rows(tx, "action/chain", links=links)
             self._touch(tx, session_id, added_actions=len(rows))
@@ -469,7 +479,7 @@ class MemgraphEngine(Engine):
                 tx, "session/queue", session_id=session_id, ended_at=ended_at, **_STATUS_PARAMS
             )
         )
-        return rows[0]["found"] > 0
+        return _count(rows, "found") > 0
 
     def end_session(self, session_id: str, ended_at: str) -> bool:
         return self._queue(session_id, ended_at)
@@ -540,7 +550,7 @@ class MemgraphEngine(Engine):
                 **_STATUS_PARAMS,
             )
         )
-        return rows[0]["renewed"] > 0
+        return _count(rows, "renewed") > 0
 
     def finish_reconciliation(
         self,
@@ -552,7 +562,7 @@ class MemgraphEngine(Engine):
         error: str | None,
     ) -> bool:
         if status not in (RECONCILED, FAILED):
-            raise MemoryValidationError(f"a run finishes {RECONCILED!r} or {FAILED!r}")
+            raise MemoryValidationError(f"a run finishes {RECONCILED} or {FAILED}, not {status!r}")
         rows = self._write(
             lambda tx: _rows(
                 tx,
@@ -566,7 +576,7 @@ class MemgraphEngine(Engine):
                 **_STATUS_PARAMS,
             )
         )
-        return rows[0]["finished"] > 0
+        return _count(rows, "finished") > 0
 
     # -- reconciliation: units and chunks ---------------------------------------------
     def reconcilable_units(self, session_id: str) -> list[Record]:
@@ -579,15 +589,24 @@ class MemgraphEngine(Engine):
     ) -> None:
         if unit_kind not in ("action", "memory"):
             raise MemoryValidationError(f"unit_kind must be 'action' or 'memory': {unit_kind!r}")
-        rows = [{"hash": c["hash"], "text": c["text"], "position": i} for i, c in enumerate(chunks)]
+        # One link per chunk, at the last position it holds, as the embedded
+        # engine's (unit, chunk) key keeps it when a text repeats a chunk.
+        linked = {
+            c["hash"]: {"hash": c["hash"], "text": c["text"], "position": i}
+            for i, c in enumerate(chunks)
+        }
+        rows = list(linked.values())
 
         def work(tx: Any) -> None:
-            old = _rows(
-                tx,
-                f"reconcile/detach_{unit_kind}_chunks",
-                unit_id=unit_id,
-                content_hash=content_hash,
-            )[0]["old_hashes"]
+            old = [
+                r["hash"]
+                for r in _rows(
+                    tx,
+                    f"reconcile/detach_{unit_kind}_chunks",
+                    unit_id=unit_id,
+                    content_hash=content_hash,
+                )
+            ]
             if rows:
                 _rows(tx, f"reconcile/attach_{unit_kind}_chunks", unit_id=unit_id, chunks=rows)
             kept = {r["hash"] for r in rows}
@@ -609,11 +628,25 @@ class MemgraphEngine(Engine):
         return out
 
     def _collect_garbage(self, tx: Any, chunk_hashes: Sequence[str]) -> tuple[int, int]:
-        """Delete unreferenced chunks among ``chunk_hashes``, then entities left
-        with no mention. Returns (chunks, entities) deleted."""
+        """Delete unreferenced chunks among ``chunk_hashes`` with their mentions
+        and the relations only they asserted, then entities left with no
+        mention. Returns (chunks, entities) deleted.
+
+        The embedded engine keeps relations per chunk, so they go with it; here
+        a relation is one edge per entity pair, so the chunk's hash is taken
+        off it and an edge no chunk asserts any more is deleted."""
         if not chunk_hashes:
             return 0, 0
         rows = _rows(tx, "reconcile/gc_chunks", hashes=sorted(set(chunk_hashes)))
+        for row in rows:
+            if row["entity_ids"]:
+                _rows(
+                    tx,
+                    "reconcile/clear_chunk_relations",
+                    entity_ids=row["entity_ids"],
+                    hash=row["hash"],
+                    sep=GRAPH_FIELD_SEP,
+                )
         entity_ids = sorted({i for r in rows for i in r["entity_ids"]})
         return len(rows), self._refresh_entities(tx, entity_ids)
 
@@ -624,7 +657,7 @@ class MemgraphEngine(Engine):
         rows = _rows(
             tx, "reconcile/refresh_entities", entity_ids=list(entity_ids), sep=GRAPH_FIELD_SEP
         )
-        return rows[0]["deleted"] if rows else 0
+        return _count(rows, "deleted")
 
     # -- reconciliation: extraction ---------------------------------------------------
     def _ensure_workspace(self, workspace: str) -> None:
@@ -642,8 +675,7 @@ class MemgraphEngine(Engine):
     ) -> None:
         check_workspace(workspace)
         self._ensure_workspace(workspace)
-        entity_rows = _entity_rows(entities)
-        names = {e["name"] for e in entity_rows}
+        entity_rows = _entity_rows(entities, relations)
         relation_rows = [
             {
                 "source": r["source"],
@@ -653,7 +685,6 @@ class MemgraphEngine(Engine):
                 "weight": float(r.get("weight") or 1.0),
             }
             for r in relations
-            if r["source"] in names and r["target"] in names and r["source"] != r["target"]
         ]
         common = {
             "hash": chunk_hash,
@@ -665,11 +696,14 @@ class MemgraphEngine(Engine):
 
         def work(tx: Any) -> None:
             found = _rows(tx, "reconcile/mark_extracted", hash=chunk_hash, workspace=workspace)
-            if not found[0]["found"]:
+            if not _count(found, "found"):
                 return  # collected since it was read: nothing left to describe
-            old = _rows(tx, "reconcile/clear_chunk_mentions", hash=chunk_hash, workspace=workspace)[
-                0
-            ]["entity_ids"]
+            old = [
+                r["entity_id"]
+                for r in _rows(
+                    tx, "reconcile/clear_chunk_mentions", hash=chunk_hash, workspace=workspace
+                )
+            ]
             if old:
                 _rows(
                     tx,
@@ -694,27 +728,43 @@ class MemgraphEngine(Engine):
         self._write(work)
 
     def session_entities(self, session_id: str) -> list[Record]:
+        # Grouped here from one row per mention, in the embedded engine's
+        # order: by name, workspace, then chunk hash, which also orders the
+        # distinct descriptions joined with newlines.
         rows = self._read("reconcile/session_entities", session_id=session_id)
+        rows.sort(key=lambda r: (r["name"], r["workspace"] or "", r["hash"]))
+        found: dict[int, Record] = {}
+        for row in rows:
+            entity = found.setdefault(
+                row["entity"],
+                {
+                    "name": row["name"],
+                    "entity_type": row["entity_type"],
+                    "workspace": row["workspace"],
+                    "descriptions": [],
+                    "mentions": 0,
+                },
+            )
+            entity["mentions"] += 1
+            if row["description"] and row["description"] not in entity["descriptions"]:
+                entity["descriptions"].append(row["description"])
         return [
             {
-                "name": r["name"],
-                "workspace": r["workspace"],
-                "entity_type": next((t for t in r["entity_types"] if t), None),
-                "description": "\n".join(dict.fromkeys(d for d in r["descriptions"] if d)) or None,
-                "mentions": r["mentions"],
+                **{k: v for k, v in e.items() if k != "descriptions"},
+                "description": "\n".join(e["descriptions"]) or None,
             }
-            for r in rows
+            for e in found.values()
         ]
 
     def entity_sessions(self, name: str, user_id: str) -> list[Record]:
-        rows = self._read("reconcile/entity_sessions", name_lower=name.lower(), user_id=user_id)
+        rows = self._read("reconcile/entity_sessions", name_key=name.casefold(), user_id=user_id)
         return [_session_record(r) for r in rows]
 
     # -- forgetting ---------------------------------------------------------------------
     def _forget_session(self, tx: Any, session_id: str) -> dict[str, int]:
         actions = _rows(tx, "forget/session_actions", session_id=session_id)
         memories = _rows(tx, "forget/session_memories", session_id=session_id)
-        sessions = _rows(tx, "forget/session", session_id=session_id)[0]["deleted"]
+        sessions = _count(_rows(tx, "forget/session", session_id=session_id), "deleted")
         hashes = [h for r in actions + memories for h in r["chunk_hashes"]]
         chunks, entities = self._collect_garbage(tx, hashes)
         return {
@@ -730,14 +780,8 @@ class MemgraphEngine(Engine):
 
     def forget_user(self, user_id: str) -> Record:
         def work(tx: Any) -> Record:
-            counts = {
-                "users": 0,
-                "sessions": 0,
-                "actions": 0,
-                "memories": 0,
-                "chunks": 0,
-                "entities": 0,
-            }
+            # The embedded engine's keys, in its order: the graph counts, then users.
+            counts = dict.fromkeys(("sessions", "actions", "memories", "chunks", "entities"), 0)
             for row in _rows(tx, "forget/user_sessions", user_id=user_id):
                 for key, value in self._forget_session(tx, row["session_id"]).items():
                     counts[key] += value
@@ -748,7 +792,7 @@ class MemgraphEngine(Engine):
             counts["memories"] += len(memories)
             counts["chunks"] += chunks
             counts["entities"] += entities
-            counts["users"] = _rows(tx, "forget/user", user_id=user_id)[0]["deleted"]
+            counts["users"] = _count(_rows(tx, "forget/user", user_id=user_id), "deleted")
             return counts
 
         return self._write(work)
@@ -778,31 +822,33 @@ def _number_actions(
     return rows, links
 
 
-def _entity_rows(entities: Sequence[Record]) -> list[Record]:
-    """One row per entity name (LightRAG may repeat a name within a chunk):
-    the first type seen, the distinct descriptions joined."""
-    merged: dict[str, Record] = {}
+def _entity_rows(entities: Sequence[Record], relations: Sequence[Record]) -> list[Record]:
+    """One row per name this chunk mentions, as the embedded engine records it.
+
+    ``entity_type`` is what a new entity is created with (the first time the
+    name appears); ``mention_type`` and ``description`` are the chunk's mention,
+    where a repeated name's last occurrence wins. A relation end the chunk did
+    not list becomes a mention with neither type nor description, as LightRAG
+    gives such an end a node, so that every relation has two entities."""
+    rows: dict[str, Record] = {}
     for entity in entities:
         name = entity["name"]
-        row = merged.setdefault(
+        row = rows.setdefault(
             name,
-            {
-                "name": name,
-                "name_lower": name.lower(),
-                "entity_type": entity.get("entity_type"),
-                "descriptions": [],
-            },
+            {"name": name, "name_key": name.casefold(), "entity_type": entity.get("entity_type")},
         )
-        row["entity_type"] = row["entity_type"] or entity.get("entity_type")
-        description = entity.get("description")
-        if description and description not in row["descriptions"]:
-            row["descriptions"].append(description)
-    return [
-        {
-            "name": r["name"],
-            "name_lower": r["name_lower"],
-            "entity_type": r["entity_type"],
-            "description": "\n".join(r["descriptions"]),
-        }
-        for r in merged.values()
-    ]
+        row["mention_type"] = entity.get("entity_type")
+        row["description"] = entity.get("description")
+    for relation in relations:
+        for name in (relation["source"], relation["target"]):
+            rows.setdefault(
+                name,
+                {
+                    "name": name,
+                    "name_key": name.casefold(),
+                    "entity_type": None,
+                    "mention_type": None,
+                    "description": None,
+                },
+            )
+    return list(rows.values())
