@@ -1,0 +1,445 @@
+"""Engine behaviour that is easy to let drift between SQLite and Memgraph.
+
+Each test pins one observable detail of the ``Engine`` contract exactly as
+the embedded engine (the reference) behaves, so that the first run against a
+Memgraph server (MEMGRAPH_URL / MEMGRAPH_HOST) shows any difference. Most
+tests call the engine directly, with fixed timestamps and ids, because the
+façade stamps the current time and random ids.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from sessions_graph import MemoryValidationError, SessionsGraph
+from sessions_graph.engines.base import Engine
+
+T0 = "2026-11-29T10:00:00.000000+00:00"
+T1 = "2026-11-29T11:00:00.000000+00:00"
+T2 = "2026-11-29T12:00:00.000000+00:00"
+T3 = "2026-11-29T13:00:00.000000+00:00"
+
+SESSION_KEYS = {
+    "session_id",
+    "user_id",
+    "started_at",
+    "ended_at",
+    "cwd",
+    "project_key",
+    "reconciliation_status",
+    "reconciled_at",
+    "reconciliation_error",
+    "last_summary",
+    "content_version",
+    "action_count",
+}
+
+
+@pytest.fixture
+def engine(graph: SessionsGraph) -> Engine:
+    return graph.engine
+
+
+def memory(
+    memory_id: str,
+    user_id: str = "alice",
+    session_id: str | None = None,
+    at: str = T0,
+    content: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "memory_id": memory_id,
+        "user_id": user_id,
+        "content": content or f"note {memory_id}",
+        "session_id": session_id,
+        "created_at": at,
+        "updated_at": at,
+    }
+
+
+def action(action_id: str, timestamp: str | None = None, text: str | None = None) -> dict[str, Any]:
+    return {
+        "action_id": action_id,
+        "action_type": "user_message",
+        "text": text or f"said {action_id}",
+        "timestamp": timestamp,
+        "tool_name": None,
+        "tool_use_id": None,
+        "is_error": False,
+    }
+
+
+def version(engine: Engine, session_id: str) -> int:
+    session = engine.get_session(session_id)
+    assert session is not None
+    return session["content_version"]
+
+
+def chunked_session(
+    engine: Engine, session_id: str, user_id: str, *hashes: str, at: str = T0
+) -> None:
+    """A session with one action per chunk hash, each action chunked to it."""
+    engine.start_session(session_id, user_id, at, None, None)
+    engine.add_actions(session_id, user_id, [action(f"{session_id}-{h}") for h in hashes])
+    for h in hashes:
+        engine.set_unit_chunks("action", f"{session_id}-{h}", f"c-{h}", [{"hash": h, "text": h}])
+
+
+# -- memories -------------------------------------------------------------------------
+def test_created_at_ties_break_by_memory_id_descending(engine: Engine) -> None:
+    for memory_id in ("m-b", "m-c", "m-a"):
+        engine.save_memory(memory(memory_id, session_id="s-1"))
+    assert [m["memory_id"] for m in engine.list_memories("alice", 10)] == ["m-c", "m-b", "m-a"]
+    assert [m["memory_id"] for m in engine.list_session_memories("s-1", 2)] == ["m-c", "m-b"]
+
+
+def test_memory_into_another_users_session_is_refused_whole(engine: Engine) -> None:
+    engine.start_session("s-1", "alice", T0, None, None)
+    before = engine.status()["counts"]
+    with pytest.raises(MemoryValidationError):
+        engine.save_memory(memory("m-1", user_id="bob", session_id="s-1"))
+    assert engine.status()["counts"] == before  # neither the memory nor a User bob
+    assert engine.get_memory("m-1") is None
+    assert version(engine, "s-1") == 0
+
+
+def test_status_counts_every_node_kind(engine: Engine) -> None:
+    chunked_session(engine, "s-1", "alice", "h1")
+    engine.save_extraction("h1", "base", [{"name": "Orion", "entity_type": "project"}], [])
+    engine.save_memory(memory("m-1"))
+    assert engine.status()["counts"] == {
+        "users": 1,
+        "sessions": 1,
+        "actions": 1,
+        "memories": 1,
+        "chunks": 1,
+        "entities": 1,
+    }
+
+
+# -- sessions and actions ---------------------------------------------------------------
+def test_every_content_change_bumps_the_version_by_one(engine: Engine) -> None:
+    engine.start_session("s-1", "alice", T0, None, None)
+    engine.start_session("s-1", "alice", T1, "/tmp", None)  # a repeat is not content
+    assert version(engine, "s-1") == 0
+    engine.save_memory(memory("m-1", session_id="s-1"))
+    assert version(engine, "s-1") == 1
+    assert engine.add_actions("s-1", "alice", [action("a-1"), action("a-2")]) == 2
+    assert version(engine, "s-1") == 2
+    assert engine.add_actions("s-1", "alice", [action("a-1")]) == 0
+    assert version(engine, "s-1") == 2
+    engine.update_memory("m-1", "changed", T1)
+    assert version(engine, "s-1") == 3
+    engine.save_memory(memory("m-2", session_id="s-1"))
+    engine.delete_memory("m-2")
+    assert version(engine, "s-1") == 5
+    engine.end_session("s-1", T2)
+    assert version(engine, "s-1") == 6
+    engine.mark_pending("s-1")
+    assert version(engine, "s-1") == 7
+    [claimed] = engine.claim_sessions("run", 60, 10)
+    assert claimed["content_version"] == 7
+    engine.set_unit_chunks("action", "a-1", "c1", [{"hash": "h1", "text": "said a-1"}])
+    engine.save_extraction("h1", "base", [{"name": "Orion"}], [])
+    assert engine.finish_reconciliation("s-1", "run", "reconciled", T3, {"n": 1}, None)
+    assert version(engine, "s-1") == 7
+
+
+def test_actions_for_an_unknown_session_date_it_by_the_first_action(engine: Engine) -> None:
+    assert engine.add_actions("s-1", "bob", [action("a-1", T1), action("a-2", T2)]) == 2
+    session = engine.get_session("s-1")
+    assert session is not None
+    assert (session["user_id"], session["started_at"]) == ("bob", T1)
+    assert (session["action_count"], session["content_version"]) == (2, 1)
+
+
+def test_actions_for_a_known_session_create_no_user(engine: Engine) -> None:
+    engine.start_session("s-1", "alice", T0, None, None)
+    before = engine.status()["counts"]["users"]
+    assert engine.add_actions("s-1", "someone-else", [action("a-1", T1)]) == 1
+    assert engine.status()["counts"]["users"] == before
+    session = engine.get_session("s-1")
+    assert session is not None
+    assert (session["user_id"], session["started_at"]) == ("alice", T0)
+    assert [a["seq"] for a in engine.get_actions("s-1")] == [0]
+
+
+def test_session_record_fields(engine: Engine) -> None:
+    engine.start_session("s-1", "alice", T0, "/home/alice", "proj")
+    engine.add_actions("s-1", "alice", [action("a-1"), action("a-2"), action("a-3")])
+    session = engine.get_session("s-1")
+    assert session is not None and set(session) == SESSION_KEYS
+    assert session["action_count"] == 3 and session["last_summary"] is None
+    engine.claim_sessions("run", 60, 10, session_id="s-1")
+    engine.finish_reconciliation("s-1", "run", "reconciled", T1, {"llm_calls": 2}, None)
+    session = engine.get_session("s-1")
+    assert session is not None
+    assert session["last_summary"] == {"llm_calls": 2}
+    assert (session["reconciliation_status"], session["reconciled_at"]) == ("reconciled", T1)
+
+
+def test_pending_sessions_order_and_expired_claims(engine: Engine) -> None:
+    for sid, started in (("s-a", T0), ("s-b", T1), ("s-c", T2), ("s-d", T0)):
+        engine.start_session(sid, "alice", started, None, None)
+    engine.end_session("s-a", T3)  # ended last: its end time orders it
+    for sid in ("s-b", "s-c", "s-d"):
+        engine.mark_pending(sid)
+    # Same start time: session_id breaks the tie.
+    assert [s["session_id"] for s in engine.pending_sessions(10)] == ["s-d", "s-b", "s-c", "s-a"]
+    engine.claim_sessions("dead-run", -1, 1, session_id="s-b")  # a lease already expired
+    engine.claim_sessions("live-run", 60, 1, session_id="s-c")
+    pending = engine.pending_sessions(10)
+    assert [s["session_id"] for s in pending] == ["s-d", "s-b", "s-a"]
+    assert pending[1]["reconciliation_status"] == "running"
+    assert set(pending[0]) == SESSION_KEYS
+
+
+def test_failed_sessions_only_on_request(engine: Engine) -> None:
+    engine.start_session("s-1", "alice", T0, None, None)
+    engine.claim_sessions("run", 60, 1, session_id="s-1")
+    engine.finish_reconciliation("s-1", "run", "failed", T1, None, "boom")
+    assert engine.pending_sessions(10) == []
+    assert [s["session_id"] for s in engine.pending_sessions(10, include_failed=True)] == ["s-1"]
+    session = engine.get_session("s-1")
+    assert session is not None and session["reconciliation_error"] == "boom"
+
+
+def test_claiming_a_named_session(engine: Engine) -> None:
+    engine.start_session("s-1", "alice", T0, None, None)  # never queued: no status
+    [claimed] = engine.claim_sessions("run-1", 60, 10, session_id="s-1")
+    assert claimed["reconciliation_status"] == "running" and set(claimed) == SESSION_KEYS
+    assert engine.claim_sessions("run-2", 60, 10, session_id="s-1") == []  # live lease
+    assert engine.claim_sessions("run-2", 60, 10, session_id="s-unknown") == []
+    engine.finish_reconciliation("s-1", "run-1", "reconciled", T1, None, None)
+    assert [s["session_id"] for s in engine.claim_sessions("run-2", 60, 10, session_id="s-1")] == [
+        "s-1"
+    ]
+    assert engine.finish_reconciliation("s-1", "run-1", "reconciled", T2, None, None) is False
+
+
+def test_content_during_a_run_sends_the_session_back_to_pending(engine: Engine) -> None:
+    engine.start_session("s-1", "alice", T0, None, None)
+    engine.claim_sessions("run", 60, 1, session_id="s-1")
+    engine.mark_pending("s-1")  # a run holds it: stays running, version moves
+    session = engine.get_session("s-1")
+    assert session is not None and session["reconciliation_status"] == "running"
+    assert engine.finish_reconciliation("s-1", "run", "failed", T1, None, "boom")
+    session = engine.get_session("s-1")
+    assert session is not None
+    assert (session["reconciliation_status"], session["reconciliation_error"]) == (
+        "pending",
+        "boom",
+    )
+
+
+# -- reconciliation ------------------------------------------------------------------------
+def test_units_come_actions_by_seq_then_memories_by_age(engine: Engine) -> None:
+    engine.start_session("s-1", "alice", T0, None, None)
+    engine.save_memory(memory("m-b", session_id="s-1", at=T1))
+    engine.save_memory(memory("m-a", session_id="s-1", at=T1))
+    engine.save_memory(memory("m-0", session_id="s-1", at=T0))
+    engine.add_actions("s-1", "alice", [action("a-2"), action("a-1")])
+    engine.set_unit_chunks("memory", "m-a", "hash-of-m-a", [{"hash": "h", "text": "note m-a"}])
+    units = engine.reconcilable_units("s-1")
+    assert [(u["unit_kind"], u["unit_id"]) for u in units] == [
+        ("action", "a-2"),
+        ("action", "a-1"),
+        ("memory", "m-0"),
+        ("memory", "m-a"),
+        ("memory", "m-b"),
+    ]
+    assert set(units[0]) == {"unit_kind", "unit_id", "text", "content_hash"}
+    assert [u["content_hash"] for u in units][2:] == [None, "hash-of-m-a", None]
+
+
+def test_a_chunk_repeated_in_a_unit_is_linked_once_at_its_last_place(engine: Engine) -> None:
+    engine.start_session("s-1", "alice", T0, None, None)
+    engine.add_actions("s-1", "alice", [action("a-1")])
+    chunks = [{"hash": h, "text": h} for h in ("ha", "hb", "ha")]
+    engine.set_unit_chunks("action", "a-1", "c", chunks)
+    assert [c["hash"] for c in engine.unextracted_chunks("s-1", "base")] == ["hb", "ha"]
+    assert engine.status()["counts"]["chunks"] == 2
+
+
+def test_relation_ends_the_chunk_did_not_list_become_entities(engine: Engine) -> None:
+    chunked_session(engine, "s-1", "alice", "h1")
+    engine.save_extraction(
+        "h1",
+        "base",
+        [{"name": "Alice", "entity_type": "person", "description": "an engineer"}],
+        [
+            {
+                "source": "Alice",
+                "target": "Falcon",
+                "description": "runs",
+                "keywords": "ops",
+                "weight": 2.0,
+            }
+        ],
+    )
+    found = {e["name"]: e for e in engine.session_entities("s-1")}
+    assert found["Falcon"] == {
+        "name": "Falcon",
+        "entity_type": None,
+        "workspace": "base",
+        "description": None,
+        "mentions": 1,
+    }
+    assert found["Alice"]["description"] == "an engineer"
+    assert [s["session_id"] for s in engine.entity_sessions("falcon", "alice")] == ["s-1"]
+
+
+def test_entity_type_is_the_first_one_and_a_repeated_name_keeps_its_last_mention(
+    engine: Engine,
+) -> None:
+    chunked_session(engine, "s-1", "alice", "h1", "h2")
+    engine.save_extraction(
+        "h1",
+        "base",
+        [
+            {"name": "Orion", "entity_type": "project", "description": "first words"},
+            {"name": "Orion", "entity_type": "mission", "description": "last words"},
+        ],
+        [],
+    )
+    engine.save_extraction(
+        "h2", "base", [{"name": "Orion", "entity_type": "constellation", "description": ""}], []
+    )
+    [orion] = engine.session_entities("s-1")
+    assert orion["entity_type"] == "project"
+    assert orion["description"] == "last words"
+    assert orion["mentions"] == 2
+
+
+def test_session_entities_join_distinct_descriptions_by_chunk_hash(engine: Engine) -> None:
+    chunked_session(engine, "s-1", "alice", "hc", "ha", "hb", "hd")
+    for chunk_hash, description in (
+        ("hc", "from c"),
+        ("ha", "from a"),
+        ("hb", "from c"),
+        ("hd", None),
+    ):
+        engine.save_extraction(
+            chunk_hash,
+            "base",
+            [
+                {"name": "Zed", "entity_type": "x", "description": description},
+                {"name": "Abe", "description": "sorts first"},
+            ],
+            [],
+        )
+    engine.save_extraction("ha", "other", [{"name": "Zed", "description": "elsewhere"}], [])
+    entities = engine.session_entities("s-1")
+    assert [(e["name"], e["workspace"]) for e in entities] == [
+        ("Abe", "base"),
+        ("Zed", "base"),
+        ("Zed", "other"),
+    ]
+    assert entities[1]["description"] == "from a\nfrom c"
+    assert entities[1]["mentions"] == 4
+    assert (entities[2]["description"], entities[2]["mentions"]) == ("elsewhere", 1)
+
+
+def test_a_session_sees_only_its_own_mentions(engine: Engine) -> None:
+    chunked_session(engine, "s-1", "alice", "h1")
+    chunked_session(engine, "s-2", "bob", "h2")
+    engine.save_extraction("h1", "base", [{"name": "Falcon", "description": "alice's"}], [])
+    engine.save_extraction("h2", "base", [{"name": "Falcon", "description": "bob's"}], [])
+    [falcon] = engine.session_entities("s-1")
+    assert (falcon["description"], falcon["mentions"]) == ("alice's", 1)
+    assert engine.entity_sessions("Falcon", "alice")[0]["session_id"] == "s-1"
+    assert len(engine.entity_sessions("Falcon", "alice")) == 1
+
+
+def test_entity_sessions_casefolds_and_puts_the_latest_activity_first(engine: Engine) -> None:
+    chunked_session(engine, "s-old", "alice", "h1", at=T0)
+    chunked_session(engine, "s-new", "alice", "h2", at=T1)
+    chunked_session(engine, "s-tie", "alice", "h3", at=T1)
+    engine.end_session("s-old", T3)  # started first, but active last
+    for chunk_hash in ("h1", "h2", "h3"):
+        engine.save_extraction(chunk_hash, "base", [{"name": "Straße"}], [])
+    assert [s["session_id"] for s in engine.entity_sessions("STRASSE", "alice")] == [
+        "s-old",
+        "s-tie",
+        "s-new",
+    ]
+    assert set(engine.entity_sessions("straße", "alice")[0]) == SESSION_KEYS
+    assert engine.entity_sessions("Straße", "bob") == []
+
+
+def test_saving_a_chunk_again_replaces_what_it_said(engine: Engine) -> None:
+    chunked_session(engine, "s-1", "alice", "h1")
+    engine.save_extraction(
+        "h1", "base", [{"name": "Orion"}, {"name": "Vega"}], [{"source": "Orion", "target": "Vega"}]
+    )
+    assert engine.status()["counts"]["entities"] == 2
+    engine.save_extraction("h1", "base", [{"name": "Orion", "description": "again"}], [])
+    assert [(e["name"], e["description"]) for e in engine.session_entities("s-1")] == [
+        ("Orion", "again")
+    ]
+    assert engine.status()["counts"]["entities"] == 1
+    assert engine.unextracted_chunks("s-1", "base") == []
+    assert [c["hash"] for c in engine.unextracted_chunks("s-1", "other")] == ["h1"]
+
+
+def test_deleting_a_memory_collects_its_chunks_and_entities(engine: Engine) -> None:
+    engine.start_session("s-1", "alice", T0, None, None)
+    engine.save_memory(memory("m-1", session_id="s-1"))
+    engine.save_memory(memory("m-2", session_id="s-1"))
+    engine.set_unit_chunks(
+        "memory",
+        "m-1",
+        "c1",
+        [{"hash": "own", "text": "own"}, {"hash": "shared", "text": "shared"}],
+    )
+    engine.set_unit_chunks("memory", "m-2", "c2", [{"hash": "shared", "text": "shared"}])
+    engine.save_extraction("own", "base", [{"name": "Orion"}, {"name": "Vega"}], [])
+    engine.save_extraction("shared", "base", [{"name": "Vega"}], [])
+
+    assert engine.delete_memory("m-1") is True
+
+    counts = engine.status()["counts"]
+    assert (counts["chunks"], counts["entities"]) == (1, 1)
+    assert [e["name"] for e in engine.session_entities("s-1")] == ["Vega"]
+    assert engine.entity_sessions("Orion", "alice") == []
+    assert engine.delete_memory("m-1") is False
+
+
+# -- forgetting --------------------------------------------------------------------------
+def test_forget_counts_have_the_same_keys_and_meaning(engine: Engine) -> None:
+    chunked_session(engine, "s-1", "alice", "h1", "shared")
+    chunked_session(engine, "s-2", "alice", "h2")
+    chunked_session(engine, "s-3", "bob", "shared")
+    engine.save_memory(memory("m-1", session_id="s-1"))
+    engine.save_memory(memory("m-2"))
+    engine.set_unit_chunks("memory", "m-2", "c", [{"hash": "hm", "text": "hm"}])
+    engine.save_extraction("h1", "base", [{"name": "Orion"}], [])
+    engine.save_extraction("shared", "base", [{"name": "Vega"}], [])
+    engine.save_extraction("hm", "base", [{"name": "Lyra"}], [])
+
+    counts = engine.forget_session("s-1")
+    assert list(counts) == ["sessions", "actions", "memories", "chunks", "entities"]
+    assert counts == {"sessions": 1, "actions": 2, "memories": 1, "chunks": 1, "entities": 1}
+    assert engine.forget_session("s-1") == dict.fromkeys(counts, 0)
+
+    counts = engine.forget_user("alice")
+    assert list(counts) == ["sessions", "actions", "memories", "chunks", "entities", "users"]
+    assert counts == {
+        "sessions": 1,
+        "actions": 1,
+        "memories": 1,
+        "chunks": 2,
+        "entities": 1,
+        "users": 1,
+    }
+    assert engine.status()["counts"] == {
+        "users": 1,
+        "sessions": 1,
+        "actions": 1,
+        "memories": 0,
+        "chunks": 1,
+        "entities": 1,
+    }
+    assert engine.forget_user("alice") == {**dict.fromkeys(counts, 0)}
