@@ -1,10 +1,12 @@
 """The search query language: a checked subset of Tantivy's query syntax.
 
-Both engines search with the same language. A query is parsed once into a small
-tree, then rendered for the engine (an FTS5 MATCH expression for SQLite, a
-Tantivy query for Memgraph). User text never reaches either engine's parser
-as syntax: every term is re-emitted from its tokens, which are letters and
-digits only.
+Both engines search with the same language, and all of it lives here: a
+query is parsed once into a small tree (``parse``), then rendered for the
+engine (``to_fts5`` for SQLite, ``to_tantivy`` for Memgraph) or evaluated
+against a text's tokens (``matches``), which is how Memgraph re-checks its
+hits and answers prefix queries. User text never reaches either engine's
+parser as syntax: every term is re-emitted from its tokens, which are
+letters and digits only.
 
 Accepted forms::
 
@@ -23,6 +25,7 @@ dangling operators, and queries with no positive term.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Union
 
@@ -34,7 +37,7 @@ MAX_QUERY_CHARS = 1000
 MAX_TOKEN_CHARS = 40
 
 _TOKEN = re.compile(r"[^\W_]+")  # runs of letters and digits, like the tokenizers
-_FORBIDDEN = set(':^~[]{}\\')
+_FORBIDDEN = set(":^~[]{}\\")
 _OPERATORS = {"AND", "OR", "NOT"}
 
 
@@ -145,8 +148,12 @@ class _Parser:
         while (lex := self.peek()) is not None and lex[0] != ")":
             if self.is_op("OR"):
                 self.take()
-                if self.peek() is None or self.peek()[0] == ")" or self.is_op("OR") \
-                        or self.is_op("AND"):
+                if (
+                    self.peek() is None
+                    or self.peek()[0] == ")"
+                    or self.is_op("OR")
+                    or self.is_op("AND")
+                ):
                     raise InvalidQueryError("OR needs a term on both sides")
             elif self.is_op("AND"):
                 raise InvalidQueryError("AND needs a term on both sides")
@@ -229,14 +236,62 @@ def to_fts5(node: Node) -> str:
     return "(" + expr + ")"
 
 
-def to_tantivy(node: Node, field: str) -> str:
-    """Render for Tantivy's QueryParser, every term scoped to ``field``."""
+def has_prefix(node: Node) -> bool:
+    """Whether any term of the query is a prefix (``word*``)."""
     if isinstance(node, Term):
-        if len(node.tokens) == 1 and not node.prefix:
+        return node.prefix
+    children = node.should if isinstance(node, Or) else node.must + node.must_not
+    return any(has_prefix(n) for n in children)
+
+
+def to_tantivy(node: Node, field: str) -> str:
+    """Render a prefix-free query for Tantivy's QueryParser, every term scoped
+    to ``field``.
+
+    Occur prefixes (``+must``, ``-must_not``) and ``OR`` are used rather than
+    ``AND`` / ``NOT`` keywords because every Tantivy version parses them the
+    same way. Prefix terms are refused: Memgraph indexes properties as one
+    JSON field, on which Tantivy's parser ignores the phrase-prefix ``*``
+    (and it rejects it on one-word phrases), so they are evaluated with
+    ``matches`` instead.
+    """
+    if isinstance(node, Term):
+        if node.prefix:
+            raise ValueError("prefix terms are evaluated outside Tantivy")
+        if len(node.tokens) == 1:
             return f"{field}:{node.tokens[0]}"
-        return f'{field}:"{" ".join(node.tokens)}"' + ("*" if node.prefix else "")
+        return f'{field}:"{" ".join(node.tokens)}"'
     if isinstance(node, Or):
         return "(" + " OR ".join(to_tantivy(n, field) for n in node.should) + ")"
-    parts = [to_tantivy(n, field) for n in node.must]
-    parts += ["NOT " + to_tantivy(n, field) for n in node.must_not]
-    return "(" + " AND ".join(parts) + ")"
+    parts = ["+" + to_tantivy(n, field) for n in node.must]
+    parts += ["-" + to_tantivy(n, field) for n in node.must_not]
+    return "(" + " ".join(parts) + ")"
+
+
+def term_hits(term: Term, tokens: Sequence[str]) -> int:
+    """How many times the word / phrase (/ prefix) occurs in ``tokens``."""
+    n = len(term.tokens)
+    hits = 0
+    for i in range(len(tokens) - n + 1):
+        window = tokens[i : i + n]
+        if term.prefix:
+            ok = list(window[:-1]) == list(term.tokens[:-1]) and window[-1].startswith(
+                term.tokens[-1]
+            )
+        else:
+            ok = tuple(window) == term.tokens
+        hits += ok
+    return hits
+
+
+def matches(node: Node, tokens: Sequence[str]) -> bool:
+    """Evaluate the query against a text's tokens (from ``tokenize``), as FTS5
+    and Tantivy would: whole tokens, phrases in sequence, prefixes on the
+    last token of a term."""
+    if isinstance(node, Term):
+        return term_hits(node, tokens) > 0
+    if isinstance(node, Or):
+        return any(matches(n, tokens) for n in node.should)
+    return all(matches(n, tokens) for n in node.must) and not any(
+        matches(n, tokens) for n in node.must_not
+    )

@@ -1,5 +1,5 @@
 """The parts of the Memgraph engine that need no server: the query files,
-the Tantivy rendering, workspace labels and error classification. Behaviour
+the per-user Tantivy query, workspace labels and error classification. Behaviour
 against a server is the contract suite's job (MEMGRAPH_URL / MEMGRAPH_HOST)."""
 
 from __future__ import annotations
@@ -94,28 +94,7 @@ def test_invalid_workspaces(bad: str) -> None:
         cypher.render("admin/wipe_workspace", bad)
 
 
-# -- search rendering -------------------------------------------------------------------
-@pytest.mark.parametrize(
-    ("query", "expected"),
-    [
-        ("python", "data.content:python"),
-        ('"exact Phrase"', 'data.content:"exact phrase"'),
-        ("a b", "(data.content:a OR data.content:b)"),
-        ("a OR b", "(data.content:a OR data.content:b)"),
-        ("a AND b", "(+data.content:a +data.content:b)"),
-        ("a NOT b", "(+data.content:a -data.content:b)"),
-        ("a AND NOT b", "(+data.content:a -data.content:b)"),
-        (
-            "(a OR b) AND c",
-            "(+(data.content:a OR data.content:b) +data.content:c)",
-        ),
-        ("C++ rules", "(data.content:c OR data.content:rules)"),
-    ],
-)
-def test_tantivy_rendering(query: str, expected: str) -> None:
-    assert memgraph.render_tantivy(parse(query)) == expected
-
-
+# -- search (the query language itself: tests/test_query.py) -------------------------
 def test_user_query_requires_the_user_key() -> None:
     key = memgraph.user_key("alice@example.com")
     assert re.fullmatch(r"u[0-9a-f]{32}", key)
@@ -124,31 +103,6 @@ def test_user_query_requires_the_user_key() -> None:
         f"+data.user_key:{key} +(+data.content:a +data.content:b)"
     )
     assert memgraph.user_key("alice") != memgraph.user_key("bob")
-
-
-def test_prefix_queries_stay_out_of_tantivy() -> None:
-    assert memgraph.has_prefix(parse("a AND (b OR pyth*)"))
-    assert not memgraph.has_prefix(parse("a AND (b OR python)"))
-    with pytest.raises(ValueError):
-        memgraph.render_tantivy(parse("pyth*"))
-
-
-@pytest.mark.parametrize(
-    ("query", "text", "expected"),
-    [
-        ("python", "I like Python.", True),
-        ("python", "pythonic code", False),
-        ("pyth*", "pythonic code", True),
-        ('"big bad wo"*', "the big bad wolf", True),
-        ('"big bad"', "bad big", False),
-        ("a NOT b", "a c", True),
-        ("a NOT b", "a b", False),
-        ("(x OR y) AND z", "y z", True),
-        ("(x OR y) AND z", "x", False),
-    ],
-)
-def test_local_matching(query: str, text: str, expected: bool) -> None:
-    assert memgraph.matches(parse(query), tokenize(text)) is expected
 
 
 def test_local_score_prefers_more_hits() -> None:

@@ -30,6 +30,9 @@ Design notes (the why; docs/memgraph.md has the longer version):
   it on one-word phrases. A query with a prefix term is evaluated here over
   the user's own memories instead. Every hit, on either path, is re-checked
   against the parsed query with the same token rules as the embedded engine.
+  Rendering and evaluation live with the rest of the query language in
+  ``sessions_graph.query`` (``to_tantivy``, ``matches``); only the per-user
+  wrapping and the prefix path's scoring are here.
 * **Entities** are LightRAG nodes (label = workspace, ``entity_id``,
   ``entity_type``, ``description``, ``source_id`` = chunk hashes joined by
   LightRAG's separator, ``file_path``) that also carry ``:Entity``; relations
@@ -55,7 +58,16 @@ from neo4j import exceptions as neo4j_errors
 from sessions_graph.cypher import check_workspace, load, render, statements
 from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, RUNNING, Engine, Record
 from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
-from sessions_graph.query import Node, Or, Term, tokenize
+from sessions_graph.query import (
+    Node,
+    Or,
+    Term,
+    has_prefix,
+    matches,
+    term_hits,
+    to_tantivy,
+    tokenize,
+)
 
 T = TypeVar("T")
 
@@ -131,59 +143,9 @@ def user_key(user_id: str) -> str:
     return "u" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
 
 
-def has_prefix(node: Node) -> bool:
-    """Whether any term of the query is a prefix (``word*``)."""
-    if isinstance(node, Term):
-        return node.prefix
-    children = node.should if isinstance(node, Or) else node.must + node.must_not
-    return any(has_prefix(n) for n in children)
-
-
-def render_tantivy(node: Node, field: str = "data.content") -> str:
-    """Render a prefix-free query for Tantivy with ``+`` / ``-`` occurs and ``OR``."""
-    if isinstance(node, Term):
-        if node.prefix:
-            raise ValueError("prefix terms are evaluated outside Tantivy")
-        if len(node.tokens) == 1:
-            return f"{field}:{node.tokens[0]}"
-        return f'{field}:"{" ".join(node.tokens)}"'
-    if isinstance(node, Or):
-        return "(" + " OR ".join(render_tantivy(n, field) for n in node.should) + ")"
-    parts = ["+" + render_tantivy(n, field) for n in node.must]
-    parts += ["-" + render_tantivy(n, field) for n in node.must_not]
-    return "(" + " ".join(parts) + ")"
-
-
 def user_search_query(node: Node, key: str) -> str:
     """The Tantivy query for one user: the user's key is required."""
-    return f"+data.user_key:{key} +{render_tantivy(node)}"
-
-
-def _term_hits(term: Term, tokens: Sequence[str]) -> int:
-    """How many times the word / phrase (/ prefix) occurs in ``tokens``."""
-    n = len(term.tokens)
-    hits = 0
-    for i in range(len(tokens) - n + 1):
-        window = tokens[i : i + n]
-        if term.prefix:
-            ok = list(window[:-1]) == list(term.tokens[:-1]) and window[-1].startswith(
-                term.tokens[-1]
-            )
-        else:
-            ok = tuple(window) == term.tokens
-        hits += ok
-    return hits
-
-
-def matches(node: Node, tokens: Sequence[str]) -> bool:
-    """Evaluate the query against a text's tokens, as FTS5 / Tantivy would."""
-    if isinstance(node, Term):
-        return _term_hits(node, tokens) > 0
-    if isinstance(node, Or):
-        return any(matches(n, tokens) for n in node.should)
-    return all(matches(n, tokens) for n in node.must) and not any(
-        matches(n, tokens) for n in node.must_not
-    )
+    return f"+data.user_key:{key} +{to_tantivy(node, 'data.content')}"
 
 
 def local_score(node: Node, tokens: Sequence[str]) -> float:
@@ -191,7 +153,7 @@ def local_score(node: Node, tokens: Sequence[str]) -> float:
 
     def positive_hits(n: Node) -> int:
         if isinstance(n, Term):
-            return _term_hits(n, tokens)
+            return term_hits(n, tokens)
         children = n.should if isinstance(n, Or) else n.must
         return sum(positive_hits(c) for c in children)
 
