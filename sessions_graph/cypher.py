@@ -16,7 +16,7 @@ import re
 from functools import cache
 from pathlib import Path
 
-from sessions_graph.errors import MemoryValidationError
+from sessions_graph.validation import check_workspace
 
 _HERE = Path(__file__).resolve().parent
 #: Where query files are looked for, in order: inside the package (wheel),
@@ -25,8 +25,6 @@ SEARCH_PATH = (_HERE / "cypher", _HERE.parent / "cypher")
 
 #: The only placeholder a query file may contain.
 WORKSPACE_PLACEHOLDER = "{workspace}"
-#: A workspace label: an identifier short enough for a label, nothing to escape.
-WORKSPACE_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
 _NAME = re.compile(r"[a-z][a-z0-9_]*(/[a-z][a-z0-9_]*)*")
 
@@ -59,16 +57,6 @@ def names() -> list[str]:
     """Every query name available, sorted."""
     base = root()
     return sorted(p.relative_to(base).with_suffix("").as_posix() for p in base.rglob("*.cypher"))
-
-
-def check_workspace(workspace: str) -> str:
-    """Return ``workspace`` if it is safe to use as a label, else raise."""
-    if not isinstance(workspace, str) or not WORKSPACE_PATTERN.fullmatch(workspace):
-        raise MemoryValidationError(
-            f"invalid entity workspace {workspace!r}: expected a letter or '_' followed by"
-            " up to 63 letters, digits or '_'"
-        )
-    return workspace
 
 
 def render(name: str, workspace: str) -> str:

@@ -14,6 +14,10 @@ from sessions_graph.errors import MemoryValidationError
 #: user names and runtime ids, and keeps ids inert in logs, paths and queries.
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}")
 
+#: An entity workspace becomes a node label on Memgraph (LightRAG's shape),
+#: the one part of a query that cannot be a parameter: letters, digits, '_'.
+WORKSPACE_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+
 #: Largest Memory content accepted, in bytes of UTF-8.
 MAX_CONTENT_BYTES = 100_000
 
@@ -58,4 +62,14 @@ def check_content(value: object) -> str:
 def check_limit(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_LIMIT:
         raise MemoryValidationError(f"limit must be an integer from 1 to {MAX_LIMIT}")
+    return value
+
+
+def check_workspace(value: object) -> str:
+    """Return ``value`` if it is a valid entity workspace name."""
+    if not isinstance(value, str) or not WORKSPACE_PATTERN.fullmatch(value):
+        raise MemoryValidationError(
+            f"invalid entity workspace {value!r}: expected a letter or '_' followed by"
+            " up to 63 letters, digits or '_'"
+        )
     return value

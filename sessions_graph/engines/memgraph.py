@@ -55,7 +55,7 @@ import neo4j
 import tenacity
 from neo4j import exceptions as neo4j_errors
 
-from sessions_graph.cypher import check_workspace, load, render, statements
+from sessions_graph.cypher import load, render, statements
 from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, RUNNING, Engine, Record
 from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
 from sessions_graph.query import (
@@ -68,6 +68,7 @@ from sessions_graph.query import (
     to_tantivy,
     tokenize,
 )
+from sessions_graph.validation import check_workspace
 
 T = TypeVar("T")
 

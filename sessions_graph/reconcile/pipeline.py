@@ -40,6 +40,7 @@ from sessions_graph.reconcile.chunking import (
 from sessions_graph.reconcile.extraction import ChunkExtractor, Extraction, LLMFunc
 from sessions_graph.reconcile.summary import ReconciliationSummary
 from sessions_graph.settings import Settings
+from sessions_graph.validation import check_workspace
 
 #: How long a claim lives without renewal; renewed every third of it.
 DEFAULT_LEASE_SECONDS = 300.0
@@ -80,7 +81,9 @@ class Run:
     ) -> None:
         self.engine = engine
         self.options = options
-        self.workspace = options.entity_workspace or settings.entity_workspace or "base"
+        self.workspace = check_workspace(
+            options.entity_workspace or settings.entity_workspace or "base"
+        )
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.tokenizer = OfflineTokenizer()
         self.extractor = ChunkExtractor(
