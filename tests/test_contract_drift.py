@@ -313,6 +313,47 @@ def test_entity_type_is_the_first_one_and_a_repeated_name_keeps_its_last_mention
     assert orion["mentions"] == 2
 
 
+def test_an_entity_first_seen_as_a_relation_end_gets_its_type_later(engine: Engine) -> None:
+    chunked_session(engine, "s-1", "alice", "h1", "h2")
+    engine.save_extraction(
+        "h1",
+        "base",
+        [{"name": "Alice", "entity_type": "person"}],
+        [{"source": "Alice", "target": "Falcon", "description": "runs"}],
+    )
+    engine.save_extraction("h2", "base", [{"name": "Falcon", "entity_type": "cluster"}], [])
+    engine.save_extraction("h1", "base", [{"name": "Falcon", "entity_type": "bird"}], [])
+    found = {e["name"]: e["entity_type"] for e in engine.session_entities("s-1")}
+    assert found["Falcon"] == "cluster"
+
+
+def test_chunks_for_a_unit_deleted_meanwhile_are_not_stored(engine: Engine) -> None:
+    engine.start_session("s-1", "alice", T0, None, None)
+    engine.save_memory(memory("m-1", session_id="s-1"))
+    assert engine.delete_memory("m-1") is True
+    engine.set_unit_chunks("memory", "m-1", "c1", [{"hash": "late", "text": "late"}])
+    engine.set_unit_chunks("action", "never-was", "c1", [{"hash": "late", "text": "late"}])
+    assert engine.status()["counts"]["chunks"] == 0
+    assert engine.unextracted_chunks("s-1", "base") == []
+    with pytest.raises(MemoryValidationError):
+        engine.set_unit_chunks("session", "s-1", "c1", [{"hash": "x", "text": "x"}])
+
+
+def test_reconciling_into_an_invalid_workspace_is_refused(graph: SessionsGraph) -> None:
+    from reconcile_scripted import ScriptedLLM
+
+    graph.record_actions("s-1", [action("a-1", text="Orion ships on Friday")], user_id="alice")
+    graph.record_session_end("s-1")
+    model = ScriptedLLM()
+    for workspace in ("base`) DETACH DELETE n //", "1abc", "with space", ""):
+        with pytest.raises(MemoryValidationError):
+            graph.reconcile_session_sync(
+                "s-1", entity_workspace=workspace or "x y", llm_model_func=model
+            )
+    assert model.calls == 0
+    assert graph.get_session("s-1").reconciliation_status == "pending"  # type: ignore[union-attr]
+
+
 def test_session_entities_join_distinct_descriptions_by_chunk_hash(engine: Engine) -> None:
     chunked_session(engine, "s-1", "alice", "hc", "ha", "hb", "hd")
     for chunk_hash, description in (

@@ -1,14 +1,14 @@
 // One node per (workspace, name) in LightRAG's shape: the workspace label,
 // entity_id, entity_type, description, source_id, file_path. As in the
-// embedded engine, entity_type is the type the entity was created with;
+// embedded engine, entity_type is the first type any mention gave it;
 // each chunk's own type and description live on its MENTIONED_IN, which is
 // what users read. name_key is the casefolded name entity_sessions matches.
 MATCH (c:Chunk {hash: $hash})
 UNWIND $entities AS ent
 MERGE (e:{workspace} {entity_id: ent.name})
-ON CREATE SET e.created_at = $created_at, e.file_path = $file_path,
-              e.entity_type = ent.entity_type
-SET e:Entity, e.workspace = $workspace, e.name_key = ent.name_key
+ON CREATE SET e.created_at = $created_at, e.file_path = $file_path
+SET e:Entity, e.workspace = $workspace, e.name_key = ent.name_key,
+    e.entity_type = coalesce(e.entity_type, ent.entity_type)
 MERGE (e)-[m:MENTIONED_IN]->(c)
 SET m.description = ent.description, m.entity_type = ent.mention_type
 RETURN collect(id(e)) AS entity_ids

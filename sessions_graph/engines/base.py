@@ -62,7 +62,9 @@ class Engine(ABC):
 
     @abstractmethod
     def status(self) -> Record:
-        """``engine``, ``location``, ``schema_version`` and node ``counts``."""
+        """``engine``, ``location``, ``schema_version`` and ``counts`` of users,
+        sessions, actions, memories, chunks and entities (empty until the
+        schema is set up)."""
 
     # -- memories ----------------------------------------------------------
     @abstractmethod
@@ -200,9 +202,10 @@ class Engine(ABC):
     ) -> None:
         """In one transaction: MERGE ``chunks`` ({hash, text}) by hash, make them
         the unit's only HAS_CHUNK targets (in order) and record ``content_hash``
-        on the unit. Chunks no unit references any more are deleted, with
-        their mentions; entities left with no mention are deleted with their
-        relations."""
+        on the unit. A unit that no longer exists gets nothing; an unknown
+        ``unit_kind`` raises ``MemoryValidationError``. Chunks no unit
+        references any more are deleted, with their mentions; entities left
+        with no mention are deleted with their relations."""
 
     @abstractmethod
     def unextracted_chunks(self, session_id: str, workspace: str) -> list[Record]:
@@ -223,7 +226,12 @@ class Engine(ABC):
         weight}. An entity is one node per (workspace, name), linked to every
         chunk that mentions it; the description is kept per mention, so that
         reading an entity never shows text from another user's chunk. Saving
-        the same chunk again replaces its mentions and relations."""
+        the same chunk again replaces its mentions and relations. A relation
+        end not among ``entities`` becomes an entity mentioned by the chunk
+        with no type or description (as LightRAG does); an entity's type is
+        the first non-empty type any mention gave it; a name listed twice
+        keeps its last description. Nothing is saved for a chunk that no
+        longer exists (collected while it was being extracted)."""
 
     @abstractmethod
     def finish_reconciliation(
@@ -254,9 +262,10 @@ class Engine(ABC):
     @abstractmethod
     def forget_session(self, session_id: str) -> Record:
         """Delete the session, its actions and memories, and chunks / entities
-        nothing else references. Returns counts of what was deleted."""
+        nothing else references. Returns how many of each were deleted:
+        ``sessions``, ``actions``, ``memories``, ``chunks``, ``entities``."""
 
     @abstractmethod
     def forget_user(self, user_id: str) -> Record:
         """``forget_session`` for each of the user's sessions, plus the user's
-        memories and the User itself. Returns counts."""
+        memories and the User itself. Returns the same counts plus ``users``."""

@@ -609,8 +609,15 @@ class SQLiteEngine(Engine):
     def set_unit_chunks(
         self, unit_kind: str, unit_id: str, content_hash: str, chunks: Sequence[Record]
     ) -> None:
+        table = _UNIT_TABLES.get(unit_kind)
+        if table is None:
+            raise MemoryValidationError(f"unknown unit kind {unit_kind!r}")
         hashes = [c["hash"] for c in chunks]
         with self._write() as conn:
+            if not conn.execute(
+                f"SELECT 1 FROM {table} WHERE {unit_kind}_id = ?", (unit_id,)
+            ).fetchone():
+                return  # deleted during the run: its links would never be collected
             conn.executemany(
                 "INSERT INTO chunks(hash, text) VALUES (?, ?) ON CONFLICT DO NOTHING",
                 [(c["hash"], c["text"]) for c in chunks],
@@ -661,7 +668,8 @@ class SQLiteEngine(Engine):
             def mention(name: str, entity_type: str | None, description: str | None) -> int:
                 conn.execute(
                     "INSERT INTO entities(workspace, name, name_key, entity_type)"
-                    " VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                    " VALUES (?, ?, ?, ?) ON CONFLICT(workspace, name) DO UPDATE"
+                    " SET entity_type = coalesce(entity_type, excluded.entity_type)",
                     (workspace, name, name.casefold(), entity_type),
                 )
                 entity_id = conn.execute(
@@ -834,6 +842,9 @@ class SQLiteEngine(Engine):
 
 # A session's chunks in unit order (its actions by seq, then its memories by
 # creation), one row per link; parameters: session_id, session_id.
+#: The table holding each kind of reconcilable unit.
+_UNIT_TABLES = {"action": "actions", "memory": "memories"}
+
 _SESSION_CHUNKS = """
     SELECT 0 AS grp, a.seq AS o1, '' AS o2, uc.position, uc.chunk_hash AS hash
     FROM actions a JOIN unit_chunks uc ON uc.unit_kind = 'action' AND uc.unit_id = a.action_id
