@@ -84,3 +84,25 @@ def test_replaying_the_spool_imports_nothing_heavy(tmp_path: Path) -> None:
     modules = imported_modules(claude_payload("Stop", "s-1", None), up)
     assert "sessions_graph.hooks.spool" in modules
     assert _heavy(modules) == []
+
+
+def test_a_memgraph_hook_loads_the_driver_but_not_its_optional_extras(tmp_path: Path) -> None:
+    """Memgraph configured but down (a closed loopback port): the event is
+    spooled, and the driver's optional numpy / pandas / pyarrow stay unloaded."""
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {
+        **os.environ,
+        "MEMGRAPH_URL": f"bolt://127.0.0.1:{port}",
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+    }
+    modules = imported_modules(claude_payload("SessionStart", "s-1", None), env)
+    assert "neo4j" in modules and "sessions_graph.engines.memgraph" in modules
+    driver_needs = ("neo4j", "tenacity", "logging")
+    hidden = {"numpy", "pandas", "pyarrow"}  # listed as a bare lookup, never loaded
+    assert [m for m in _heavy(modules) if not m.startswith(driver_needs) and m not in hidden] == []
+    assert not [m for m in modules if m.startswith(("numpy.", "pandas.", "pyarrow."))]
+    assert list((tmp_path / "state" / "sessions-graph" / "spool").glob("*.json"))
