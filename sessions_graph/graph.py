@@ -52,16 +52,23 @@ def _models() -> Any:
     return models
 
 
-def open_engine(settings: Settings) -> Engine:
-    """The engine the settings name: Memgraph if configured, else embedded."""
+def open_engine(settings: Settings, *, fail_fast: bool = False) -> Engine:
+    """The engine the settings name: Memgraph if configured, else embedded.
+
+    ``fail_fast`` is for hooks: a Memgraph server that is down is reported
+    after a short try (the hook then spools the event) instead of after the
+    full retry budget a batch job can afford.
+    """
     if settings.engine_name == "memgraph":
         from sessions_graph.engines.memgraph import MemgraphEngine
 
+        limits = {"max_attempts": 2, "connection_timeout": 2.0} if fail_fast else {}
         return MemgraphEngine(
             settings.memgraph_uri,
             user=settings.memgraph_user,
             password=settings.memgraph_password,
             database=settings.memgraph_database or None,
+            **limits,
         )
     if settings.engine_name != "embedded":
         raise MemoryValidationError(

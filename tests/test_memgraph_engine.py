@@ -174,9 +174,8 @@ def test_bad_uri_is_unavailable_and_hides_the_password() -> None:
     assert "secret" not in str(info.value)
 
 
-def test_unreachable_server_is_unavailable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(memgraph.MemgraphEngine, "max_attempts", 1)
-    engine = memgraph.MemgraphEngine("bolt://127.0.0.1:1")
+def test_unreachable_server_is_unavailable() -> None:
+    engine = memgraph.MemgraphEngine("bolt://127.0.0.1:1", max_attempts=1)
     try:
         with pytest.raises(StoreUnavailableError):
             engine.status()

@@ -193,8 +193,6 @@ class MemgraphEngine(Engine):
     #: bounds only the user's own candidates; the headroom absorbs hits the
     #: exact re-check drops. A class attribute so that tests can lower it.
     search_limit: int = 1000
-    #: Tries of one transaction before its error surfaces.
-    max_attempts: int = 6
 
     def __init__(
         self,
@@ -202,8 +200,16 @@ class MemgraphEngine(Engine):
         user: str | None = None,
         password: str | None = None,
         database: str | None = None,
+        *,
+        max_attempts: int = 6,
+        connection_timeout: float = CONNECTION_TIMEOUT,
     ) -> None:
+        """``max_attempts``: tries of one transaction before its error surfaces;
+        a hook passes few, and a short ``connection_timeout``, so that a server
+        that is down costs the agent a moment, not seconds (the event is
+        spooled instead)."""
         self.uri = uri
+        self.max_attempts = max_attempts
         self.location = redact_uri(uri)
         self._session_args: dict[str, Any] = {"database": database} if database else {}
         self._workspaces: set[str] = set()
@@ -214,7 +220,7 @@ class MemgraphEngine(Engine):
                 uri,
                 auth=(user, password or "") if user else None,
                 max_transaction_retry_time=0.0,
-                connection_timeout=CONNECTION_TIMEOUT,
+                connection_timeout=connection_timeout,
             )
         except (ValueError, neo4j_errors.DriverError) as exc:
             reason = str(exc).replace(uri, self.location)  # the driver echoes the URI

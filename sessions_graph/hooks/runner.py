@@ -91,10 +91,11 @@ def run(argv: list[str], settings: Settings) -> None:
 
 
 def _store(payload: dict[str, Any], settings: Settings) -> None:
-    from sessions_graph.graph import SessionsGraph
+    from sessions_graph.graph import SessionsGraph, open_engine
     from sessions_graph.hooks.spool import pending_files, replay_spool
 
-    with SessionsGraph(settings=settings) as graph:
+    engine = open_engine(settings, fail_fast=True)
+    with SessionsGraph(settings=settings, engine=engine) as graph:
         if pending_files(settings):
             replay_spool(graph, settings)
         outcome = handle_payload(graph, settings, payload)
