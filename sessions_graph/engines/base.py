@@ -162,7 +162,9 @@ class Engine(ABC):
         """Remember how far a transcript has been imported."""
 
     # -- reconciliation ------------------------------------------------------
-    # A run claims sessions with an owner and a lease; everything it writes is
+    # A run claims sessions with an owner and a lease, and claims each chunk
+    # the same way before sending it to the LLM, so that runs in different
+    # processes never pay twice for one text. Everything a run writes is
     # keyed by content hashes, so a run killed at any point leaves nothing
     # doubled and the next run picks up where it stopped.
 
@@ -204,13 +206,29 @@ class Engine(ABC):
         the unit's only HAS_CHUNK targets (in order) and record ``content_hash``
         on the unit. A unit that no longer exists gets nothing; an unknown
         ``unit_kind`` raises ``MemoryValidationError``. Chunks no unit
-        references any more are deleted, with their mentions; entities left
-        with no mention are deleted with their relations."""
+        references any more are deleted, with their mentions and claims;
+        entities left with no mention are deleted with their relations."""
 
     @abstractmethod
     def unextracted_chunks(self, session_id: str, workspace: str) -> list[Record]:
         """Chunks ({hash, text}) of the session's units not yet extracted into
         ``workspace``, in unit order, each once."""
+
+    @abstractmethod
+    def claim_chunks(
+        self, hashes: Sequence[str], workspace: str, owner: str, lease_seconds: float
+    ) -> set[str]:
+        """Atomically claim for ``owner``, of the chunks ``hashes``, those it may
+        extract into ``workspace`` now; return their hashes.
+
+        Claimable: a stored chunk not yet extracted into ``workspace`` and not
+        held there by another owner's live claim. An expired claim is taken
+        over and ``owner``'s own claim is renewed; either way it now expires
+        ``lease_seconds`` from now. Unknown and extracted chunks are never
+        returned. ``save_extraction`` ends the claim, and a deleted chunk's
+        claims go with it. Another run that gets nothing for a chunk waits
+        for it to be extracted, or for the claim to expire (a killed run's
+        does, since nothing renews it)."""
 
     @abstractmethod
     def save_extraction(
@@ -220,8 +238,9 @@ class Engine(ABC):
         entities: Sequence[Record],
         relations: Sequence[Record],
     ) -> None:
-        """In one transaction, record what extraction found in one chunk and mark
-        the chunk extracted for ``workspace``. ``entities``: {name, entity_type,
+        """In one transaction, record what extraction found in one chunk, mark
+        the chunk extracted for ``workspace`` and end any claim on it there
+        (``claim_chunks``). ``entities``: {name, entity_type,
         description}; ``relations``: {source, target, description, keywords,
         weight}. An entity is one node per (workspace, name), linked to every
         chunk that mentions it; the description is kept per mention, so that

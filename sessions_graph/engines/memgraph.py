@@ -596,6 +596,26 @@ class MemgraphEngine(Engine):
             out.append({"hash": row["hash"], "text": row["text"]})
         return out
 
+    def claim_chunks(
+        self, hashes: Sequence[str], workspace: str, owner: str, lease_seconds: float
+    ) -> set[str]:
+        check_workspace(workspace)
+        if not hashes:
+            return set()
+        now = time.time()
+        rows = self._write(
+            lambda tx: _rows(
+                tx,
+                "reconcile/claim_chunks",
+                hashes=sorted(set(hashes)),
+                workspace=workspace,
+                owner=owner,
+                now=now,
+                expires_at=now + lease_seconds,
+            )
+        )
+        return {r["hash"] for r in rows}
+
     def _collect_garbage(self, tx: Any, chunk_hashes: Sequence[str]) -> tuple[int, int]:
         """Delete unreferenced chunks among ``chunk_hashes`` with their mentions
         and the relations only they asserted, then entities left with no

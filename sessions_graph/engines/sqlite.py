@@ -186,6 +186,18 @@ MIGRATIONS: list[str] = [
         DELETE FROM unit_hashes WHERE unit_kind = 'action' AND unit_id = old.action_id;
     END;
     """,
+    # 3: chunk claims. A run holds a chunk it is extracting into a workspace
+    # until it saves the extraction (which deletes the row) or the lease runs
+    # out; a collected chunk takes its claims with it.
+    """
+    CREATE TABLE chunk_claims (
+        chunk_hash TEXT NOT NULL REFERENCES chunks(hash) ON DELETE CASCADE,
+        workspace  TEXT NOT NULL,
+        owner      TEXT NOT NULL,
+        expires_at REAL NOT NULL,
+        PRIMARY KEY (chunk_hash, workspace)
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -541,10 +553,11 @@ class SQLiteEngine(Engine):
             )
 
     # == reconciliation ==
-    # Claims are a (claim_owner, claim_expires_at, claim_version) triple on
-    # the session row; everything else is keyed by content hash, so a run
-    # killed at any point leaves nothing doubled. Garbage collection of
-    # chunks and entities is done by the triggers of migration 2.
+    # Session claims are a (claim_owner, claim_expires_at, claim_version)
+    # triple on the session row, chunk claims rows of chunk_claims; everything
+    # else is keyed by content hash, so a run killed at any point leaves
+    # nothing doubled. Garbage collection of chunks and entities is done by
+    # the triggers of migration 2.
 
     def claim_sessions(
         self,
@@ -653,6 +666,29 @@ class SQLiteEngine(Engine):
             seen.setdefault(row["hash"], dict(row))
         return list(seen.values())
 
+    def claim_chunks(
+        self, hashes: Sequence[str], workspace: str, owner: str, lease_seconds: float
+    ) -> set[str]:
+        if not hashes:
+            return set()
+        now = time.time()
+        with self._write() as conn:
+            # An upsert whose WHERE is false (another owner's live claim)
+            # changes nothing and returns no row.
+            rows = conn.execute(
+                "INSERT INTO chunk_claims(chunk_hash, workspace, owner, expires_at)"
+                " SELECT c.hash, ?, ?, ? FROM chunks c"
+                " WHERE c.hash IN (SELECT value FROM json_each(?))"
+                "   AND NOT EXISTS (SELECT 1 FROM chunk_extractions e"
+                "     WHERE e.chunk_hash = c.hash AND e.workspace = ?)"
+                " ON CONFLICT(chunk_hash, workspace) DO UPDATE"
+                " SET owner = excluded.owner, expires_at = excluded.expires_at"
+                " WHERE chunk_claims.owner = excluded.owner OR chunk_claims.expires_at < ?"
+                " RETURNING chunk_hash",
+                (workspace, owner, now + lease_seconds, json.dumps(list(hashes)), workspace, now),
+            ).fetchall()
+        return {row[0] for row in rows}
+
     def save_extraction(
         self,
         chunk_hash: str,
@@ -720,6 +756,10 @@ class SQLiteEngine(Engine):
                 "INSERT INTO chunk_extractions(chunk_hash, workspace, extracted_at)"
                 " VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET extracted_at = excluded.extracted_at",
                 (chunk_hash, workspace, _now_iso()),
+            )
+            conn.execute(
+                "DELETE FROM chunk_claims WHERE chunk_hash = ? AND workspace = ?",
+                (chunk_hash, workspace),
             )
 
     def finish_reconciliation(
