@@ -242,6 +242,18 @@ class SessionsGraph:
         check_id(session_id, "session_id")
         return [_models().Action(**r) for r in self.engine.get_actions(session_id)]
 
+    def import_cursor(self, session_id: str, source: str) -> int:
+        """How far (bytes) the transcript ``source`` of a session was imported."""
+        check_id(session_id, "session_id")
+        return self.engine.get_import_cursor(session_id, _check_source(source))
+
+    def set_import_cursor(self, session_id: str, source: str, offset: int) -> None:
+        """Remember how far a session's transcript was imported."""
+        check_id(session_id, "session_id")
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise MemoryValidationError("an import cursor is a byte offset >= 0")
+        self.engine.set_import_cursor(session_id, _check_source(source), offset)
+
     # -- reading what reconciliation found ---------------------------------
     def session_entities(self, session_id: str) -> list[EntityMention]:
         """Entities mentioned in a session, as this session mentions them."""
@@ -336,6 +348,12 @@ class SessionsGraph:
             on_claimed=on_claimed,
             on_result=on_result,
         )
+
+
+def _check_source(source: object) -> str:
+    if not isinstance(source, str) or not source or len(source) > 4096:
+        raise MemoryValidationError("a transcript source is a path of 1-4096 characters")
+    return source
 
 
 def _action_row(action: Mapping[str, Any]) -> dict[str, Any]:
