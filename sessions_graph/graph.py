@@ -6,6 +6,7 @@ limits, query syntax, timestamps); engines only store and fetch.
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from collections.abc import Iterable, Mapping
@@ -14,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from sessions_graph import query as query_lang
 from sessions_graph.engines.base import ACTION_TYPES, Engine
-from sessions_graph.errors import MemoryValidationError
+from sessions_graph.errors import ConfigError, MemoryValidationError
 from sessions_graph.settings import Settings, load_settings
 from sessions_graph.validation import (
     check_content,
     check_id,
     check_limit,
     check_optional_id,
+    check_workspace,
 )
 
 if TYPE_CHECKING:
@@ -71,7 +73,7 @@ def open_engine(settings: Settings, *, fail_fast: bool = False) -> Engine:
             **limits,
         )
     if settings.engine_name != "embedded":
-        raise MemoryValidationError(
+        raise ConfigError(
             f"unknown engine {settings.engine_name!r}: use 'embedded' or 'memgraph'"
         )
     from sessions_graph.engines.sqlite import SQLiteEngine
@@ -294,11 +296,7 @@ class SessionsGraph:
         from sessions_graph.reconcile import pipeline
 
         check_id(session_id, "session_id")
-        options = pipeline.RunOptions(
-            entity_workspace=entity_workspace,
-            concurrency=concurrency,
-            lease_seconds=lease_seconds or pipeline.DEFAULT_LEASE_SECONDS,
-        )
+        options = _run_options(entity_workspace, concurrency, lease_seconds)
         return await pipeline.reconcile_session(
             self.engine, self.settings, session_id, options, llm_model_func
         )
@@ -333,11 +331,7 @@ class SessionsGraph:
         ones too with ``retry_failed``), and reconcile them concurrently."""
         from sessions_graph.reconcile import pipeline
 
-        options = pipeline.RunOptions(
-            entity_workspace=entity_workspace,
-            concurrency=concurrency,
-            lease_seconds=lease_seconds or pipeline.DEFAULT_LEASE_SECONDS,
-        )
+        options = _run_options(entity_workspace, concurrency, lease_seconds)
         return await pipeline.reconcile_pending(
             self.engine,
             self.settings,
@@ -348,6 +342,31 @@ class SessionsGraph:
             on_claimed=on_claimed,
             on_result=on_result,
         )
+
+
+def _run_options(
+    entity_workspace: str | None, concurrency: int | None, lease_seconds: float | None
+) -> Any:
+    """Checked options of a reconciliation run (``pipeline.RunOptions``)."""
+    from sessions_graph.reconcile import pipeline
+
+    if entity_workspace is not None:
+        check_workspace(entity_workspace)
+    if concurrency is not None and (
+        isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1
+    ):
+        raise MemoryValidationError("concurrency must be an integer >= 1")
+    if lease_seconds is None:
+        lease_seconds = pipeline.DEFAULT_LEASE_SECONDS
+    # A lease is renewed every third of its length: a zero or negative one
+    # would renew in a busy loop and let any other run take the session.
+    if isinstance(lease_seconds, bool) or not isinstance(lease_seconds, (int, float)) or not (
+        lease_seconds > 0
+    ):
+        raise MemoryValidationError("lease_seconds must be a number of seconds > 0")
+    return pipeline.RunOptions(
+        entity_workspace=entity_workspace, concurrency=concurrency, lease_seconds=lease_seconds
+    )
 
 
 def _check_source(source: object) -> str:
@@ -375,9 +394,32 @@ def _action_row(action: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "action_id": check_id(action.get("action_id"), "action_id"),
         "action_type": action_type,
-        "text": text[:MAX_ACTION_CHARS],
-        "timestamp": action.get("timestamp"),
-        "tool_name": action.get("tool_name"),
-        "tool_use_id": action.get("tool_use_id"),
+        # Agents' output is recorded, not judged: a lone surrogate (valid in
+        # JSON, not in UTF-8) becomes U+FFFD instead of failing the batch.
+        "text": _valid_utf8(text[:MAX_ACTION_CHARS]),
+        "timestamp": _canonical_time(action.get("timestamp")),
+        "tool_name": _valid_utf8(action.get("tool_name")),
+        "tool_use_id": _valid_utf8(action.get("tool_use_id")),
         "is_error": bool(action.get("is_error", False)),
     }
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _valid_utf8(text: str | None) -> str | None:
+    return None if text is None else _SURROGATE.sub("\ufffd", text)
+
+
+def _canonical_time(value: str | None) -> str | None:
+    """A runtime's timestamp in our one format (UTC, microseconds), so that
+    timestamps sort as text on both engines; None if it is not ISO 8601."""
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")

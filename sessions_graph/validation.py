@@ -49,7 +49,10 @@ def check_content(value: object) -> str:
         raise MemoryValidationError(f"content must be a string, not {type(value).__name__}")
     if not value.strip():
         raise MemoryValidationError("content is empty")
-    size = len(value.encode("utf-8", errors="surrogatepass"))
+    try:
+        size = len(value.encode("utf-8"))
+    except UnicodeEncodeError:  # a lone surrogate: not text any store can hold
+        raise MemoryValidationError("content is not valid Unicode text") from None
     if size > MAX_CONTENT_BYTES:
         raise MemoryValidationError(
             f"content is {size} bytes; the limit is {MAX_CONTENT_BYTES} bytes"

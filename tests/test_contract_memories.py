@@ -155,7 +155,7 @@ def test_invalid_ids_are_rejected_and_nothing_changes(graph: SessionsGraph, bad:
 @pytest.mark.parametrize(
     "content",
     ["", "   \n\t ", "x" * (MAX_CONTENT_BYTES + 1), "é" * (MAX_CONTENT_BYTES // 2 + 1),
-     "bell\x07", "nul\x00byte", None, 7],
+     "bell\x07", "nul\x00byte", "lone \ud800 surrogate", None, 7],
 )
 def test_invalid_content_is_rejected(graph: SessionsGraph, content: object) -> None:
     mem = graph.save_memory("alice", "original")

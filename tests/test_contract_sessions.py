@@ -40,7 +40,7 @@ def test_actions_keep_their_order_and_fields(graph: SessionsGraph) -> None:
     actions = graph.get_actions("s-1")
     assert [a.action_id for a in actions] == ["a-1", "a-2", "a-3", "a-4"]
     assert [a.seq for a in actions] == [0, 1, 2, 3]
-    assert actions[0].timestamp == "2026-11-29T10:00:00Z"
+    assert actions[0].timestamp == "2026-11-29T10:00:00.000000+00:00"  # one format
     assert (actions[1].tool_name, actions[1].tool_use_id) == ("Bash", "toolu_1")
     assert actions[2].is_error is True and actions[1].is_error is False
     assert graph.get_session("s-1").action_count == 4  # type: ignore[union-attr]
@@ -138,3 +138,29 @@ def test_long_action_text_is_cut_not_refused(graph: SessionsGraph) -> None:
 
     graph.record_actions("s-1", [_action(1, text="x" * (MAX_ACTION_CHARS + 10))], user_id="alice")
     assert len(graph.get_actions("s-1")[0].text) == MAX_ACTION_CHARS
+
+
+@pytest.mark.parametrize(
+    ("given", "stored"),
+    [
+        ("2026-11-29T10:00:00.123Z", "2026-11-29T10:00:00.123000+00:00"),
+        ("2026-11-29T12:00:00+02:00", "2026-11-29T10:00:00.000000+00:00"),
+        ("2026-11-29T10:00:00", "2026-11-29T10:00:00.000000+00:00"),
+        ("yesterday", None),
+    ],
+)
+def test_action_timestamps_are_stored_in_one_format(
+    graph: SessionsGraph, given: str, stored: str | None
+) -> None:
+    graph.record_actions("s-1", [_action(1, timestamp=given)], user_id="alice")
+    assert graph.get_actions("s-1")[0].timestamp == stored
+
+
+def test_a_lone_surrogate_in_agent_output_is_replaced_not_fatal(graph: SessionsGraph) -> None:
+    graph.record_actions(
+        "s-1",
+        [_action(1, "tool_result", text="bytes \ud800 here"), _action(2, text="after")],
+        user_id="alice",
+    )
+    actions = graph.get_actions("s-1")
+    assert [a.text for a in actions] == ["bytes \ufffd here", "after"]
