@@ -92,6 +92,16 @@ def test_a_renewed_claim_outlives_its_first_lease(engine: Engine) -> None:
     assert engine.claim_chunks(["h1"], "base", "run-b", LEASE) == set()
 
 
+def test_a_zero_lease_gives_the_claim_up(engine: Engine) -> None:
+    chunked_session(engine, "s-1", "h1")
+    assert engine.claim_chunks(["h1"], "base", "run-a", LEASE) == {"h1"}
+
+    assert engine.claim_chunks(["h1"], "base", "run-a", 0.0) == {"h1"}
+    time.sleep(0.01)
+
+    assert engine.claim_chunks(["h1"], "base", "run-b", LEASE) == {"h1"}
+
+
 def test_extracted_chunks_are_never_claimable(engine: Engine) -> None:
     chunked_session(engine, "s-1", "h1")
     engine.save_extraction("h1", "base", [], [])

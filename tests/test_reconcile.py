@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 from reconcile_scripted import ScriptedLLM
 
 from sessions_graph import SessionsGraph
 from sessions_graph.errors import ReconciliationNotConfiguredError
+from sessions_graph.reconcile import pipeline
+from sessions_graph.reconcile.chunking import OfflineTokenizer, prepare_unit
+from sessions_graph.reconcile.summary import ReconciliationSummary
 
 SHARED = "Shared note: the Falcon cluster runs Memgraph behind Traefik."
 
@@ -178,12 +182,75 @@ def test_expired_claim_is_taken_over(graph: SessionsGraph) -> None:
     busy = graph.reconcile_session_sync("s-1", llm_model_func=ScriptedLLM())
     assert busy.status == "busy"
 
-    import time
-
     time.sleep(0.1)
     [summary] = asyncio.run(graph.reconcile_pending(llm_model_func=ScriptedLLM()))
     assert summary.status == "reconciled"
     assert not graph.engine.finish_reconciliation("s-1", "dead-run", "reconciled", "x", None, None)
+
+
+def claimed_elsewhere(graph: SessionsGraph, action_id: str, text: str, lease: float) -> str:
+    """Chunk the action as a run would, and claim its chunk for another
+    process's run ("other-run"); return the chunk hash."""
+    prepared = prepare_unit(text, OfflineTokenizer())
+    [chunk] = prepared.chunks
+    graph.engine.set_unit_chunks(
+        "action", action_id, prepared.content_hash, [{"hash": chunk.hash, "text": chunk.text}]
+    )
+    assert graph.engine.claim_chunks([chunk.hash], "base", "other-run", lease) == {chunk.hash}
+    return chunk.hash
+
+
+def test_a_chunk_another_run_holds_is_waited_for_not_sent(
+    graph: SessionsGraph, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pipeline, "CHUNK_POLL_SECONDS", 0.05)
+    record(graph, "s-1", "alice", SHARED, "Alice owns Falcon.")
+    shared = claimed_elsewhere(graph, "s-1-a0", SHARED, lease=60.0)
+    llm = ScriptedLLM()
+
+    async def other_run_saves_it() -> None:
+        await asyncio.sleep(0.3)
+        graph.engine.save_extraction(shared, "base", [{"name": "Traefik"}], [])
+
+    async def both() -> ReconciliationSummary:
+        summary, _ = await asyncio.gather(
+            graph.reconcile_session("s-1", llm_model_func=llm), other_run_saves_it()
+        )
+        return summary
+
+    summary = asyncio.run(both())
+
+    assert llm.inputs == ["Alice owns Falcon."]
+    assert summary.status == "reconciled" and summary.duration_s >= 0.3
+    assert (summary.chunks_extracted, summary.texts_deduped) == (1, 1)
+    assert {"Traefik", "Alice", "Falcon"} <= names(graph, "s-1")
+
+
+def test_a_chunk_a_dead_run_held_is_extracted_when_its_claim_expires(
+    graph: SessionsGraph, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pipeline, "CHUNK_POLL_SECONDS", 0.05)
+    record(graph, "s-1", "alice", SHARED)
+    claimed_elsewhere(graph, "s-1-a0", SHARED, lease=0.3)
+    llm = ScriptedLLM()
+
+    summary = graph.reconcile_session_sync("s-1", llm_model_func=llm)
+
+    assert llm.inputs == [SHARED]
+    assert summary.status == "reconciled" and summary.duration_s >= 0.2
+    assert summary.chunks_extracted == 1 and "Traefik" in names(graph, "s-1")
+
+
+def test_a_failed_extraction_gives_its_chunk_claim_up(graph: SessionsGraph) -> None:
+    record(graph, "s-1", "alice", "Poison pill text.")
+    failed = graph.reconcile_session_sync("s-1", llm_model_func=ScriptedLLM(fail_on="Poison"))
+    assert failed.status == "failed"
+
+    started = time.monotonic()
+    retried = graph.reconcile_session_sync("s-1", llm_model_func=ScriptedLLM())
+
+    assert retried.status == "reconciled" and retried.chunks_extracted == 1
+    assert time.monotonic() - started < 5  # not the failed run's 300 s lease
 
 
 def test_descriptions_are_per_mention(graph: SessionsGraph) -> None:

@@ -197,3 +197,45 @@ def test_sigkill_mid_run_leaves_nothing_doubled(tmp_path: Path, kill_after_calls
             mentions = {e.name: e.mentions for e in graph.session_entities(sid)}
             assert mentions["Orion"] == 3  # one link per chunk, none doubled
             assert len(graph.engine.unextracted_chunks(sid, "spare")) == 3
+
+
+def test_two_processes_send_a_shared_chunk_once(tmp_path: Path) -> None:
+    """Sessions that end together each get a ``reconcile --session`` process,
+    and their tool results often repeat (the same files read)."""
+    shared = "Shared runbook: Orion deploys Memgraph behind Traefik."
+    with open_db(tmp_path) as graph:
+        for sid, own in (("s-a", "Alice tunes Grafana."), ("s-b", "Bob restarts Kafka.")):
+            graph.record_session_start(sid, user_id="alice")
+            graph.record_actions(
+                sid,
+                [
+                    {"action_id": f"{sid}-1", "action_type": "tool_result", "text": shared},
+                    {"action_id": f"{sid}-2", "action_type": "tool_result", "text": own},
+                ],
+                user_id="alice",
+            )
+            graph.record_session_end(sid)
+    # Slow enough that the later process finds the shared chunk claimed, not done.
+    env = scripted_env(tmp_path, delay=1.0)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "sessions_graph", "reconcile", "--session", sid, "--json"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for sid in ("s-a", "s-b")
+    ]
+    results = [proc.communicate(timeout=60) for proc in procs]
+
+    assert [proc.returncode for proc in procs] == [0, 0], results
+    sent = llm_log(tmp_path)
+    assert sent.count(shared) == 1 and len(sent) == 3, sent
+    summaries = [json.loads(out) for out, _ in results]
+    assert sorted(s["chunks_extracted"] for s in summaries) == [1, 2]  # one took the shared chunk
+    assert sorted(s["texts_deduped"] for s in summaries) == [0, 1]  # the other counts it deduped
+    with open_db(tmp_path) as graph:
+        for sid in ("s-a", "s-b"):
+            assert graph.get_session(sid).reconciliation_status == "reconciled"  # type: ignore[union-attr]
+            assert {"Orion", "Memgraph", "Traefik"} <= {e.name for e in graph.session_entities(sid)}

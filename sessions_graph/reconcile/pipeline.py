@@ -5,16 +5,20 @@ For each claimed session:
 1. every unit (Action, produced Memory) is normalised, redacted, truncated
    and chunked; a unit whose content hash is unchanged is left alone, a
    changed one gets its chunk links replaced (the engine collects orphans);
-2. the session's chunks not yet extracted into the workspace are sent to
-   LightRAG extraction, each hash once per run even when several sessions of
-   the sweep share it (they await the same task);
+2. the session's chunks not yet extracted into the workspace are claimed
+   (in one batch) and sent to LightRAG extraction, each hash once per run
+   even when several sessions of the sweep share it (they await the same
+   task); a chunk another process's run has claimed is not sent: the session
+   polls until that run saves it, or until its claim expires and this run
+   can claim and extract it;
 3. the run finishes the claim: reconciled (or pending, if content arrived
    meanwhile) with a summary, or failed with the error and the previous
    summary kept.
 
-A lease renewed in the background keeps the claim; a killed run's lease
-expires and the next sweep takes the session over. Every write is keyed by
-hash, so whatever a killed run left is reused, never doubled.
+Leases renewed in the background keep the session claims and the chunk
+claims; a killed run's leases expire, and the next sweep takes its sessions
+(and any waiting run its chunks) over. Every write is keyed by hash, so
+whatever a killed run left is reused, never doubled.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +48,9 @@ from sessions_graph.validation import check_workspace
 
 #: How long a claim lives without renewal; renewed every third of it.
 DEFAULT_LEASE_SECONDS = 300.0
+#: How often a session waiting for chunks another process is extracting
+#: looks again: a read, and a claim attempt if any is still not extracted.
+CHUNK_POLL_SECONDS = 1.0
 #: Chunks shorter than this ("ok", "(no output)") name no entity worth a call
 #: that carries a ~7,000-character system prompt: marked extracted, empty.
 MIN_EXTRACT_CHARS = 12
@@ -74,7 +81,8 @@ def _utcnow() -> str:
 
 class Run:
     """One process's run: an owner id for claims, one extractor (so the
-    concurrency bound holds across sessions) and the in-flight chunk tasks."""
+    concurrency bound holds across sessions), the in-flight chunk tasks and
+    the chunks claimed but not yet saved."""
 
     def __init__(
         self, engine: Engine, settings: Settings, llm_func: LLMFunc, options: RunOptions
@@ -92,6 +100,7 @@ class Run:
             gleaning=options.gleaning,
         )
         self._inflight: dict[str, asyncio.Task[Extraction]] = {}
+        self._held: set[str] = set()
 
     async def reconcile_claimed(self, record: dict[str, Any]) -> ReconciliationSummary:
         """Reconcile a session this run has claimed, and release the claim."""
@@ -100,9 +109,10 @@ class Run:
             session_id=session_id, status=RECONCILED, workspace=self.workspace
         )
         started = time.monotonic()
-        keeper = asyncio.create_task(self._keep_claim(session_id))
+        todo: set[str] = set()  # the session's chunks to extract, filled by _work
+        keeper = asyncio.create_task(self._keep_claim(session_id, todo))
         try:
-            await self._work(session_id, summary)
+            await self._work(session_id, summary, todo)
             status, error = RECONCILED, None
         except Exception as exc:
             status, error = FAILED, _one_line(exc)
@@ -124,13 +134,19 @@ class Run:
         summary.status = current["reconciliation_status"] if current else status
         return summary
 
-    async def _keep_claim(self, session_id: str) -> None:
+    async def _keep_claim(self, session_id: str, todo: set[str]) -> None:
+        """Renew the session's lease and the claims this run holds on its chunks:
+        claimed in one batch, a chunk may wait a long while for an LLM slot."""
+        lease = self.options.lease_seconds
         while True:
-            await asyncio.sleep(self.options.lease_seconds / 3)
-            if not self.engine.renew_claim(session_id, self.owner, self.options.lease_seconds):
+            await asyncio.sleep(lease / 3)
+            if not self.engine.renew_claim(session_id, self.owner, lease):
                 return
+            held = todo & self._held
+            if held:
+                self.engine.claim_chunks(sorted(held), self.workspace, self.owner, lease)
 
-    async def _work(self, session_id: str, summary: ReconciliationSummary) -> None:
+    async def _work(self, session_id: str, summary: ReconciliationSummary, todo: set[str]) -> None:
         hashes: set[str] = set()
         units = self.engine.reconcilable_units(session_id)
         for unit in units:
@@ -146,26 +162,58 @@ class Run:
                     [{"hash": c.hash, "text": c.text} for c in prepared.chunks],
                 )
         summary.units, summary.texts_considered = len(units), len(hashes)
-        todo = self.engine.unextracted_chunks(session_id, self.workspace)
-        outcomes = await asyncio.gather(
-            *(self._extract(chunk, summary) for chunk in todo), return_exceptions=True
-        )
+        waiting = {
+            c["hash"]: c["text"] for c in self.engine.unextracted_chunks(session_id, self.workspace)
+        }
+        todo.update(waiting)
+        extractions: list[Awaitable[Any]] = []
+        while True:
+            extractions += self._start(waiting, summary)
+            if not waiting:
+                break
+            # The rest is another process's: saved by it (then deduped here),
+            # or claimable here once its claim expires.
+            await asyncio.sleep(CHUNK_POLL_SECONDS)
+            left = {c["hash"] for c in self.engine.unextracted_chunks(session_id, self.workspace)}
+            waiting = {h: text for h, text in waiting.items() if h in left}
+        outcomes = await asyncio.gather(*extractions, return_exceptions=True)
         summary.texts_deduped = summary.texts_considered - summary.chunks_extracted
         for outcome in outcomes:
             if isinstance(outcome, BaseException):
                 raise outcome
 
-    async def _extract(self, chunk: dict[str, Any], summary: ReconciliationSummary) -> None:
-        """Extract one chunk, or wait for the task of the session already doing it."""
-        task = self._inflight.get(chunk["hash"])
-        if task is not None:
-            await task
-            return
-        if len(chunk["text"]) < MIN_EXTRACT_CHARS:
-            self.engine.save_extraction(chunk["hash"], self.workspace, [], [])
-            return
-        task = asyncio.create_task(self._extract_and_save(chunk["hash"], chunk["text"]))
-        self._inflight[chunk["hash"]] = task
+    def _start(
+        self, waiting: dict[str, str], summary: ReconciliationSummary
+    ) -> list[Awaitable[Any]]:
+        """Start extracting what this run can of ``waiting`` (hash: text) and
+        take it out; return what to await. What stays is held by another
+        process's run (or was just extracted or collected: the poll drops it).
+
+        No await in here, so that no other session of this run comes between
+        looking at the in-flight tasks, claiming, and registering new tasks."""
+        started: list[Awaitable[Any]] = []
+        for chunk_hash in list(waiting):
+            if chunk_hash in self._inflight:  # another session of this run does it
+                started.append(self._inflight[chunk_hash])
+                del waiting[chunk_hash]
+            elif len(waiting[chunk_hash]) < MIN_EXTRACT_CHARS:  # no call: no claim needed
+                self.engine.save_extraction(chunk_hash, self.workspace, [], [])
+                del waiting[chunk_hash]
+        if not waiting:
+            return started
+        claimed = self.engine.claim_chunks(
+            list(waiting), self.workspace, self.owner, self.options.lease_seconds
+        )
+        for chunk_hash in [h for h in waiting if h in claimed]:  # in unit order
+            task = asyncio.create_task(self._extract_and_save(chunk_hash, waiting.pop(chunk_hash)))
+            self._inflight[chunk_hash] = task
+            self._held.add(chunk_hash)
+            started.append(self._count(task, summary))
+        return started
+
+    @staticmethod
+    async def _count(task: asyncio.Task[Extraction], summary: ReconciliationSummary) -> None:
+        """Count an extraction this session started in its summary."""
         result = await task
         summary.chunks_extracted += 1
         summary.llm_calls += result.llm_calls
@@ -178,7 +226,12 @@ class Run:
             result = await self.extractor.extract(chunk_hash, text)
         except BaseException:
             self._inflight.pop(chunk_hash, None)  # a later session may try again
+            # A zero lease gives the claim up: a retry, or a run waiting in
+            # another process, need not wait the lease out.
+            self.engine.claim_chunks([chunk_hash], self.workspace, self.owner, 0.0)
             raise
+        finally:
+            self._held.discard(chunk_hash)
         self.engine.save_extraction(chunk_hash, self.workspace, result.entities, result.relations)
         return result
 
