@@ -45,7 +45,7 @@ def test_memory_round_trip(cli) -> None:
     assert found[0]["score"] > 0
     assert json.loads(cli("memory", "search", "tabs", "--user", "alice", "--json").stdout) == []
 
-    cli("memory", "update", memory_id, "Prefers Python for data tooling")
+    cli("memory", "update", memory_id, "Prefers Python for data tooling", "--user", "alice")
     updated = json.loads(cli("memory", "list", "--user", "alice", "--json").stdout)
     assert updated[0]["content"] == "Prefers Python for data tooling"
 
@@ -88,3 +88,34 @@ def test_unwritable_database_is_one_line(tmp_path: Path) -> None:
     )
     assert proc.returncode == 1
     assert len(proc.stderr.strip().splitlines()) == 1 and "cannot open database" in proc.stderr
+
+
+def test_commands_act_for_one_user_only(tmp_path: Path) -> None:
+    db = str(tmp_path / "two.db")
+
+    def as_user(user: str, *args: str) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, "SESSIONS_GRAPH_DB": db, "SESSIONS_GRAPH_USER_ID": user}
+        return subprocess.run(
+            [sys.executable, "-m", "sessions_graph", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+
+    alice_memory = as_user("alice", "memory", "add", "alice secret plan", "--session", "s-a").stdout
+    alice_memory = alice_memory.strip()
+    # bob, by default and by naming alice's session, sees and changes nothing of hers
+    for args in (
+        ("memory", "list", "--session", "s-a"),
+        ("memory", "update", alice_memory, "hijacked"),
+        ("memory", "delete", alice_memory),
+        ("entities", "--session", "s-a"),
+        ("forget", "--session", "s-a"),
+    ):
+        proc = as_user("bob", *args)
+        assert proc.returncode == 1, args
+        assert "alice secret plan" not in proc.stdout + proc.stderr
+        assert "not found" in proc.stderr
+    listed = json.loads(as_user("alice", "memory", "list", "--session", "s-a", "--json").stdout)
+    assert [m["content"] for m in listed] == ["alice secret plan"]

@@ -119,7 +119,7 @@ def test_entities_sessions_forget(tmp_path: Path) -> None:
         seed(graph, 2, 1)
         graph.reconcile_session_sync("s-0", llm_model_func=ScriptedLLM())
         graph.reconcile_session_sync("s-1", llm_model_func=ScriptedLLM())
-    env = cli_env(tmp_path)
+    env = {**cli_env(tmp_path), "SESSIONS_GRAPH_USER_ID": "alice"}  # the sessions' owner
 
     ents = run(env, "entities", "--session", "s-0", "--json")
     found = run(env, "sessions", "--entity", "orion", "--user", "alice")

@@ -56,6 +56,15 @@ def open_graph(**overrides: Any) -> Iterator[Any]:
         graph.close()
 
 
+def owned_session(graph: Any, session_id: str, user_id: str) -> Any:
+    """The session if it belongs to ``user_id``; otherwise the command fails as
+    if it did not exist, so the CLI never shows one user's session to another."""
+    session = graph.get_session(session_id)
+    if session is None or session.user_id != user_id:
+        raise fail(f"session {session_id} not found for user {user_id}")
+    return session
+
+
 def emit_json(data: Any) -> None:
     typer.echo(json.dumps(data, indent=2, default=str))
 
@@ -101,10 +110,15 @@ def run() -> None:
     try:
         app()  # standalone: usage errors print their own short message, exit 2
     except SessionsGraphError as exc:
-        typer.echo(f"error: {exc}", err=True)
+        typer.echo(f"error: {_one_line(exc)}", err=True)
         sys.exit(1)
     except KeyboardInterrupt:
         sys.exit(130)
     except Exception as exc:  # a bug of ours: still one line, never a traceback
-        typer.echo(f"error: unexpected {type(exc).__name__}: {exc}", err=True)
+        typer.echo(f"error: unexpected {type(exc).__name__}: {_one_line(exc)}", err=True)
         sys.exit(1)
+
+
+def _one_line(exc: BaseException) -> str:
+    # Driver messages can span lines; an error here is always one line.
+    return " ".join(str(exc).split())

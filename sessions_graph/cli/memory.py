@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from sessions_graph.cli import emit_json, fail, open_graph
+from sessions_graph.cli import emit_json, fail, open_graph, owned_session
 
 memory_app = typer.Typer(
     help="Save, list, search, update and delete memories.", no_args_is_help=True
@@ -52,10 +52,12 @@ def list_(
 ) -> None:
     """A user's memories (or a session's), newest first."""
     with open_graph() as graph:
+        user = user or graph.settings.user_id
         if session:
+            owned_session(graph, session, user)
             memories = graph.get_memories_for_session(session, limit=limit)
         else:
-            memories = graph.get_memories(user or graph.settings.user_id, limit=limit)
+            memories = graph.get_memories(user, limit=limit)
     _show(memories, as_json)
 
 
@@ -76,12 +78,12 @@ def search(
 def update(
     memory_id: str = typer.Argument(...),
     content: str = typer.Argument(..., help="The new text."),
-    user: str = typer.Option(None, "--user", "-u", help="Only if it is this user's memory."),
+    user: str = _USER,
     as_json: bool = _JSON,
 ) -> None:
-    """Replace a memory's text."""
+    """Replace the text of one of the user's memories."""
     with open_graph() as graph:
-        memory = graph.update_memory(memory_id, content, user_id=user)
+        memory = graph.update_memory(memory_id, content, user_id=user or graph.settings.user_id)
     if memory is None:
         raise fail(f"memory {memory_id} not found")
     if as_json:
@@ -93,11 +95,11 @@ def update(
 @memory_app.command("delete")
 def delete(
     memory_id: str = typer.Argument(...),
-    user: str = typer.Option(None, "--user", "-u", help="Only if it is this user's memory."),
+    user: str = _USER,
 ) -> None:
-    """Delete a memory."""
+    """Delete one of the user's memories."""
     with open_graph() as graph:
-        deleted = graph.delete_memory(memory_id, user_id=user)
+        deleted = graph.delete_memory(memory_id, user_id=user or graph.settings.user_id)
     if not deleted:
         raise fail(f"memory {memory_id} not found")
     typer.echo(f"deleted {memory_id}")

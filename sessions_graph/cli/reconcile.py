@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from sessions_graph.cli import emit_json, fail, open_graph
+from sessions_graph.cli import emit_json, fail, open_graph, owned_session
 from sessions_graph.errors import ReconciliationNotConfiguredError
 
 if TYPE_CHECKING:
@@ -59,11 +59,9 @@ def _line(s: ReconciliationSummary) -> str:
 
 def _replay_spool(graph: SessionsGraph) -> None:
     """Apply hook payloads that were spooled while the store was down, so the
-    sweep sees every action. Skipped if this build has no spool."""
-    try:
-        from sessions_graph.hooks.spool import replay_spool
-    except ImportError:
-        return
+    sweep sees every action."""
+    from sessions_graph.hooks.spool import replay_spool
+
     replay_spool(graph, graph.settings)
 
 
@@ -148,10 +146,12 @@ def reconcile(
 
 def entities(
     session: str = typer.Option(..., "--session", "-s", help="The session."),
+    user: str = typer.Option(None, "--user", "-u", help="Its owner (default: the configured one)."),
     as_json: bool = _JSON,
 ) -> None:
     """Entities a session mentions, described from its own text only."""
     with open_graph() as graph:
+        owned_session(graph, session, user or graph.settings.user_id)
         found = graph.session_entities(session)
     if as_json:
         emit_json([e.model_dump() for e in found])
@@ -178,7 +178,9 @@ def sessions(
 
 
 def forget(
-    session: str = typer.Option(None, "--session", "-s", help="Delete this session."),
+    session: str = typer.Option(
+        None, "--session", "-s", help="Delete this session (of the configured user)."
+    ),
     user: str = typer.Option(None, "--user", "-u", help="Delete this user and all they own."),
     as_json: bool = _JSON,
 ) -> None:
@@ -186,7 +188,11 @@ def forget(
     if bool(session) == bool(user):
         raise fail("give either --session ID or --user ID", 2)
     with open_graph() as graph:
-        counts = graph.forget_session(session) if session else graph.forget_user(user)
+        if session:
+            owned_session(graph, session, graph.settings.user_id)
+            counts = graph.forget_session(session)
+        else:
+            counts = graph.forget_user(user)
     if as_json:
         emit_json(counts)
     else:
