@@ -35,6 +35,8 @@ from sessions_graph.errors import InvalidQueryError
 MAX_QUERY_CHARS = 1000
 #: Tantivy's default tokenizer drops tokens longer than this; so do we.
 MAX_TOKEN_CHARS = 40
+#: Deepest nesting of parentheses; deeper would exhaust the recursive parser.
+MAX_DEPTH = 32
 
 _TOKEN = re.compile(r"[^\W_]+")  # runs of letters and digits, like the tokenizers
 _FORBIDDEN = set(":^~[]{}\\")
@@ -69,7 +71,7 @@ Node = Union[Term, And, Or]  # noqa: UP007 - a runtime alias, kept 3.10-compatib
 
 def tokenize(text: str) -> list[str]:
     """Split like the engines' tokenizers: letters and digits, lowercased."""
-    return [t for t in (m.group().lower() for m in _TOKEN.finditer(text)) if len(t) <= 40]
+    return [t for t in (m.group().lower() for m in _TOKEN.finditer(text)) if len(t) <= MAX_TOKEN_CHARS]
 
 
 def _lex(query: str) -> list[tuple[str, str]]:
@@ -126,6 +128,7 @@ class _Parser:
     def __init__(self, lexemes: list[tuple[str, str]]) -> None:
         self.lexemes = lexemes
         self.pos = 0
+        self.depth = 0
 
     def peek(self) -> tuple[str, str] | None:
         return self.lexemes[self.pos] if self.pos < len(self.lexemes) else None
@@ -195,10 +198,14 @@ class _Parser:
     def parse_unary(self) -> Node | None:
         kind, text = self.take()
         if kind == "(":
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise InvalidQueryError(f"parentheses nest deeper than {MAX_DEPTH} levels")
             node = self.parse_or()
             if self.peek() is None or self.peek()[0] != ")":
                 raise InvalidQueryError("unbalanced parenthesis in query")
             self.take()
+            self.depth -= 1
             return node
         if kind == ")":
             raise InvalidQueryError("unbalanced parenthesis in query")

@@ -170,3 +170,12 @@ def test_term_hits_counts_every_occurrence() -> None:
         term_hits(Term(("big", "bad", "wolf", "big", "bad", "world", "big", "day", "x")), tokens)
         == 0
     )
+
+
+def test_deep_nesting_is_a_query_error_not_a_crash() -> None:
+    from sessions_graph.query import MAX_DEPTH
+
+    assert parse("(" * MAX_DEPTH + "python" + ")" * MAX_DEPTH) == Term(("python",))
+    for depth in (MAX_DEPTH + 1, 330):
+        with pytest.raises(InvalidQueryError, match="nest deeper"):
+            parse("(" * depth + "python" + ")" * depth)
