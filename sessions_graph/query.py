@@ -71,7 +71,8 @@ Node = Union[Term, And, Or]  # noqa: UP007 - a runtime alias, kept 3.10-compatib
 
 def tokenize(text: str) -> list[str]:
     """Split like the engines' tokenizers: letters and digits, lowercased."""
-    return [t for t in (m.group().lower() for m in _TOKEN.finditer(text)) if len(t) <= MAX_TOKEN_CHARS]
+    tokens = (m.group().lower() for m in _TOKEN.finditer(text))
+    return [t for t in tokens if len(t) <= MAX_TOKEN_CHARS]
 
 
 def _lex(query: str) -> list[tuple[str, str]]:
