@@ -258,9 +258,31 @@ class SessionsGraph:
 
     # -- reading what reconciliation found ---------------------------------
     def session_entities(self, session_id: str) -> list[EntityMention]:
-        """Entities mentioned in a session, as this session mentions them."""
+        """Entities mentioned in a session, as this session mentions them: the
+        type is the first its chunks gave, the description joins its chunks'
+        distinct descriptions (in chunk-hash order), ``mentions`` counts them."""
         check_id(session_id, "session_id")
-        return [_models().EntityMention(**r) for r in self.engine.session_entities(session_id)]
+        rows = sorted(
+            self.engine.session_mentions(session_id),
+            key=lambda r: (r["name"], r["workspace"], r["chunk_hash"]),
+        )
+        grouped: dict[tuple[str, str], list[dict[str, Any]]] = {}
+        for row in rows:
+            grouped.setdefault((row["name"], row["workspace"]), []).append(row)
+        entities = []
+        for (name, workspace), mentions in grouped.items():
+            descriptions = dict.fromkeys(m["description"] for m in mentions if m["description"])
+            entity_type = next((m["entity_type"] for m in mentions if m["entity_type"]), None)
+            entities.append(
+                _models().EntityMention(
+                    name=name,
+                    workspace=workspace,
+                    entity_type=entity_type,
+                    description="\n".join(descriptions) or None,
+                    mentions=len(mentions),
+                )
+            )
+        return entities
 
     def entity_sessions(self, name: str, *, user_id: str) -> list[Session]:
         """Which of this user's sessions mention an entity: cross-session recall."""

@@ -268,10 +268,12 @@ class Engine(ABC):
         of reconciled. False (and no change) if ``owner`` no longer holds it."""
 
     @abstractmethod
-    def session_entities(self, session_id: str) -> list[Record]:
-        """Entities mentioned in a session's chunks: ``name``, ``entity_type``,
-        ``workspace``, ``description`` (from this session's mentions only) and
-        ``mentions`` (count of this session's chunks naming it), by name."""
+    def session_mentions(self, session_id: str) -> list[Record]:
+        """One row per mention of an entity in the session's own chunks:
+        ``name``, ``workspace``, ``entity_type`` and ``description`` as that
+        chunk's extraction gave them, and ``chunk_hash``; each chunk once.
+        Only the mention's own type and text, never the entity node's merged
+        ones, which other users' chunks may have shaped."""
 
     @abstractmethod
     def entity_sessions(self, name: str, user_id: str) -> list[Record]:

@@ -716,34 +716,8 @@ class MemgraphEngine(Engine):
 
         self._write(work)
 
-    def session_entities(self, session_id: str) -> list[Record]:
-        # Grouped here from one row per mention, in the embedded engine's
-        # order: by name, workspace, then chunk hash, which also orders the
-        # distinct descriptions joined with newlines.
-        rows = self._read("reconcile/session_entities", session_id=session_id)
-        rows.sort(key=lambda r: (r["name"], r["workspace"] or "", r["hash"]))
-        found: dict[int, Record] = {}
-        for row in rows:
-            entity = found.setdefault(
-                row["entity"],
-                {
-                    "name": row["name"],
-                    "entity_type": row["entity_type"],
-                    "workspace": row["workspace"],
-                    "descriptions": [],
-                    "mentions": 0,
-                },
-            )
-            entity["mentions"] += 1
-            if row["description"] and row["description"] not in entity["descriptions"]:
-                entity["descriptions"].append(row["description"])
-        return [
-            {
-                **{k: v for k, v in e.items() if k != "descriptions"},
-                "description": "\n".join(e["descriptions"]) or None,
-            }
-            for e in found.values()
-        ]
+    def session_mentions(self, session_id: str) -> list[Record]:
+        return self._read("reconcile/session_mentions", session_id=session_id)
 
     def entity_sessions(self, name: str, user_id: str) -> list[Record]:
         rows = self._read("reconcile/entity_sessions", name_key=name.casefold(), user_id=user_id)

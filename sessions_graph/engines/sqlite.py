@@ -800,37 +800,15 @@ class SQLiteEngine(Engine):
             )
             return True
 
-    def session_entities(self, session_id: str) -> list[Record]:
+    def session_mentions(self, session_id: str) -> list[Record]:
         rows = self._read(
-            "SELECT e.entity_id, e.name, e.entity_type, e.workspace, m.description,"
-            " m.chunk_hash FROM mentions m"
+            "SELECT e.name, e.workspace, m.entity_type, m.description, m.chunk_hash"
+            " FROM mentions m"
             f" JOIN (SELECT DISTINCT hash FROM ({_SESSION_CHUNKS})) s ON s.hash = m.chunk_hash"
-            " JOIN entities e ON e.entity_id = m.entity_id"
-            " ORDER BY e.name, e.workspace, m.chunk_hash",
+            " JOIN entities e ON e.entity_id = m.entity_id",
             (session_id, session_id),
         )
-        found: dict[int, Record] = {}
-        for row in rows:
-            entity = found.setdefault(
-                row["entity_id"],
-                {
-                    "name": row["name"],
-                    "entity_type": row["entity_type"],
-                    "workspace": row["workspace"],
-                    "descriptions": [],
-                    "mentions": 0,
-                },
-            )
-            entity["mentions"] += 1
-            if row["description"] and row["description"] not in entity["descriptions"]:
-                entity["descriptions"].append(row["description"])
-        return [
-            {
-                **{k: v for k, v in e.items() if k != "descriptions"},
-                "description": "\n".join(e["descriptions"]) or None,
-            }
-            for e in found.values()
-        ]
+        return [dict(r) for r in rows]
 
     def entity_sessions(self, name: str, user_id: str) -> list[Record]:
         rows = self._read(

@@ -121,7 +121,8 @@ class Run:
         summary.duration_s = round(time.monotonic() - started, 3)
         summary.status, summary.error = status, error
         if status == RECONCILED:
-            summary.entities_linked = len(self.engine.session_entities(session_id))
+            mentions = self.engine.session_mentions(session_id)
+            summary.entities_linked = len({(m["name"], m["workspace"]) for m in mentions})
             stored = summary.model_dump()
         else:
             stored = record.get("last_summary")  # a failure keeps the last good summary
