@@ -209,12 +209,18 @@ class SessionsGraph:
 
         Each action is a mapping with ``action_id`` and ``action_type`` (one of
         ``ACTION_TYPES``) and optionally ``text``, ``timestamp``, ``tool_name``,
-        ``tool_use_id``, ``is_error``. An ``action_id`` already stored is skipped.
-        ``user_id`` is needed only when the session was never started.
+        ``tool_use_id``, ``is_error``. An ``action_id`` already stored in this
+        session is skipped; ids are unique across sessions (an id recorded in
+        another session raises ``MemoryValidationError``). ``user_id``, when
+        given, must own the session; without it, a known session's owner is
+        used, and an unknown session is created for the configured user.
         """
         check_id(session_id, "session_id")
-        user_id = check_id(user_id or self.settings.user_id, "user_id")
         rows = [_action_row(a) for a in actions]
+        if user_id is None:
+            known = self.engine.get_session(session_id)
+            user_id = known["user_id"] if known else self.settings.user_id
+        check_id(user_id, "user_id")
         if not rows:
             return 0
         return self.engine.add_actions(session_id, user_id, rows)

@@ -162,10 +162,30 @@ def test_actions_for_an_unknown_session_date_it_by_the_first_action(engine: Engi
     assert (session["action_count"], session["content_version"]) == (2, 1)
 
 
+def test_actions_for_another_users_session_are_refused_whole(engine: Engine) -> None:
+    engine.start_session("s-1", "alice", T0, None, None)
+    before = engine.status()["counts"]
+    with pytest.raises(MemoryValidationError):
+        engine.add_actions("s-1", "bob", [action("a-1", T1)])
+    assert engine.status()["counts"] == before
+    assert engine.get_actions("s-1") == []
+
+
+def test_an_action_id_of_another_session_refuses_the_batch(engine: Engine) -> None:
+    engine.start_session("s-1", "alice", T0, None, None)
+    engine.start_session("s-2", "alice", T0, None, None)
+    assert engine.add_actions("s-1", "alice", [action("m-1", T1)]) == 1
+    with pytest.raises(MemoryValidationError, match="another session"):
+        engine.add_actions("s-2", "alice", [action("m-2", T1), action("m-1", T1)])
+    assert engine.get_actions("s-2") == []
+    assert version(engine, "s-2") == 0
+    assert engine.add_actions("s-1", "alice", [action("m-1", T1)]) == 0  # a redelivery
+
+
 def test_actions_for_a_known_session_create_no_user(engine: Engine) -> None:
     engine.start_session("s-1", "alice", T0, None, None)
     before = engine.status()["counts"]["users"]
-    assert engine.add_actions("s-1", "someone-else", [action("a-1", T1)]) == 1
+    assert engine.add_actions("s-1", "alice", [action("a-1", T1)]) == 1
     assert engine.status()["counts"]["users"] == before
     session = engine.get_session("s-1")
     assert session is not None

@@ -164,3 +164,11 @@ def test_a_lone_surrogate_in_agent_output_is_replaced_not_fatal(graph: SessionsG
     )
     actions = graph.get_actions("s-1")
     assert [a.text for a in actions] == ["bytes \ufffd here", "after"]
+
+
+def test_recording_without_a_user_appends_for_the_sessions_owner(graph: SessionsGraph) -> None:
+    graph.record_session_start("s-1", user_id="alice")
+    assert graph.record_actions("s-1", [_action(1)]) == 1  # configured user is not alice
+    with pytest.raises(MemoryValidationError):
+        graph.record_actions("s-1", [_action(2)], user_id="bob")
+    assert [a.action_id for a in graph.get_actions("s-1")] == ["a-1"]

@@ -125,9 +125,12 @@ class Engine(ABC):
 
         Each action has ``action_id``, ``action_type``, ``text``, ``timestamp``,
         ``tool_name``, ``tool_use_id``, ``is_error``. An ``action_id`` already stored
-        is skipped (delivery is at-least-once). New actions get the next ``seq``
+        in this session is skipped (delivery is at-least-once); one stored in
+        another session refuses the whole batch with ``MemoryValidationError``
+        (ids are unique across sessions). A known session must be ``user_id``'s
+        (``MemoryValidationError`` otherwise). New actions get the next ``seq``
         numbers and are chained to the previous last action with FOLLOWED_BY.
-        The session (and user) are MERGEd if unknown. A session that was
+        An unknown session (and its user) is created, dated by the first action. A session that was
         reconciled or failed and receives new actions goes back to pending.
         """
 

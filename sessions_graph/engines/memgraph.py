@@ -412,14 +412,15 @@ class MemgraphEngine(Engine):
 
     def add_actions(self, session_id: str, user_id: str, actions: Sequence[Record]) -> int:
         def work(tx: Any) -> int:
-            # A known session is appended to as it is, whoever ``user_id`` names
-            # (no User is MERGEd for it); only an unknown one is created, dated
-            # by its first action.
+            # Only an unknown session is created (dated by its first action); a
+            # known one must be ``user_id``'s.
             state = _rows(tx, "session/action_state", session_id=session_id)
             if not state:
                 now = (actions[0].get("timestamp") if actions else None) or _now_iso()
                 self._ensure_session(tx, session_id, user_id, now)
-            new = self._new_actions(tx, actions)
+            elif state[0]["owner"] != user_id:
+                raise MemoryValidationError(f"session {session_id!r} belongs to another user")
+            new = self._new_actions(tx, session_id, actions)
             if not new:
                 return 0
             known = state[0] if state else {"action_count": 0, "last_action_id": None}
@@ -432,10 +433,17 @@ class MemgraphEngine(Engine):
         return self._write(work)
 
     @staticmethod
-    def _new_actions(tx: Any, actions: Sequence[Record]) -> list[Record]:
-        """The actions not stored yet, each id once, in the order given."""
+    def _new_actions(tx: Any, session_id: str, actions: Sequence[Record]) -> list[Record]:
+        """The actions not stored yet, each id once, in the order given; an id
+        stored in another session refuses the batch."""
         ids = [a["action_id"] for a in actions]
-        stored = {r["action_id"] for r in _rows(tx, "action/existing", action_ids=ids)}
+        rows = _rows(tx, "action/existing", action_ids=ids)
+        if any(r["session_id"] != session_id for r in rows):
+            raise MemoryValidationError(
+                "an action_id of this batch is already recorded in another session:"
+                " action ids are unique across sessions (use the runtime's own ids)"
+            )
+        stored = {r["action_id"] for r in rows}
         new: dict[str, Record] = {}
         for action in actions:
             if action["action_id"] not in stored:

@@ -465,11 +465,23 @@ class SQLiteEngine(Engine):
     def add_actions(self, session_id: str, user_id: str, actions: Sequence[Record]) -> int:
         with self._write() as conn:
             row = conn.execute(
-                "SELECT action_count FROM sessions WHERE session_id = ?", (session_id,)
+                "SELECT action_count, user_id FROM sessions WHERE session_id = ?", (session_id,)
             ).fetchone()
             if row is None:  # never started: the first action dates the session
                 started = (actions[0].get("timestamp") if actions else None) or _now_iso()
                 self._ensure_session(conn, session_id, user_id, started)
+            elif row[1] != user_id:
+                raise MemoryValidationError(f"session {session_id!r} belongs to another user")
+            ids = json.dumps([a["action_id"] for a in actions])
+            if conn.execute(
+                "SELECT 1 FROM actions WHERE action_id IN (SELECT value FROM json_each(?))"
+                " AND session_id != ?",
+                (ids, session_id),
+            ).fetchone():
+                raise MemoryValidationError(
+                    "an action_id of this batch is already recorded in another session:"
+                    " action ids are unique across sessions (use the runtime's own ids)"
+                )
             seq = row[0] if row else 0
             added = 0
             for action in actions:
