@@ -658,9 +658,11 @@ class MemgraphEngine(Engine):
 
     # -- reconciliation: extraction ---------------------------------------------------
     def _ensure_workspace(self, workspace: str) -> None:
-        """Index the workspace label the way LightRAG looks entities up (once)."""
+        """Index the workspace label the way LightRAG looks entities up, and
+        make entity_id unique in it (once per engine and workspace)."""
         if workspace not in self._workspaces:
             self._ddl(render("admin/ensure_workspace_index", workspace), _EXISTS_ALREADY)
+            self._ddl(render("admin/ensure_workspace_constraint", workspace), _EXISTS_ALREADY)
             self._workspaces.add(workspace)
 
     def save_extraction(
