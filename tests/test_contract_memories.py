@@ -73,8 +73,24 @@ def test_a_term_matches_whole_tokens_only(graph: SessionsGraph) -> None:
 
 @pytest.mark.parametrize(
     "query",
-    ["content:python", "python^2", "pyth~1", "[a TO b]", '"unclosed', "(python", "python)",
-     "NOT python", "python AND", "OR python", "+python", "-python", "py*thon", "", "   ", "!!!"],
+    [
+        "content:python",
+        "python^2",
+        "pyth~1",
+        "[a TO b]",
+        '"unclosed',
+        "(python",
+        "python)",
+        "NOT python",
+        "python AND",
+        "OR python",
+        "+python",
+        "-python",
+        "py*thon",
+        "",
+        "   ",
+        "!!!",
+    ],
 )
 def test_malformed_queries_raise_invalid_query(graph: SessionsGraph, query: str) -> None:
     graph.save_memory("alice", "Prefers Python")
@@ -127,8 +143,21 @@ def test_a_memory_cannot_join_another_users_session(graph: SessionsGraph) -> Non
     assert [m.user_id for m in graph.get_memories_for_session("s-alice")] == ["alice"]
 
 
-BAD_IDS = ["", " ", "a b", "x" * 129, "-leading", "tab\there", "nul\x00", "new\nline",
-           "'; DROP TABLE memories; --", "}) DETACH DELETE n //", "é", None, 42]
+BAD_IDS = [
+    "",
+    " ",
+    "a b",
+    "x" * 129,
+    "-leading",
+    "tab\there",
+    "nul\x00",
+    "new\nline",
+    "'; DROP TABLE memories; --",
+    "}) DETACH DELETE n //",
+    "é",
+    None,
+    42,
+]
 
 
 @pytest.mark.parametrize("bad", BAD_IDS)
@@ -154,8 +183,17 @@ def test_invalid_ids_are_rejected_and_nothing_changes(graph: SessionsGraph, bad:
 
 @pytest.mark.parametrize(
     "content",
-    ["", "   \n\t ", "x" * (MAX_CONTENT_BYTES + 1), "é" * (MAX_CONTENT_BYTES // 2 + 1),
-     "bell\x07", "nul\x00byte", "lone \ud800 surrogate", None, 7],
+    [
+        "",
+        "   \n\t ",
+        "x" * (MAX_CONTENT_BYTES + 1),
+        "é" * (MAX_CONTENT_BYTES // 2 + 1),
+        "bell\x07",
+        "nul\x00byte",
+        "lone \ud800 surrogate",
+        None,
+        7,
+    ],
 )
 def test_invalid_content_is_rejected(graph: SessionsGraph, content: object) -> None:
     mem = graph.save_memory("alice", "original")
@@ -200,3 +238,16 @@ def test_status_reports_engine_and_counts(graph: SessionsGraph, engine_name: str
     assert info["schema_version"] >= 1
     assert info["counts"]["memories"] == 1
     assert info["counts"]["sessions"] == 1
+
+
+def test_drop_removes_schema_and_data_and_setup_starts_afresh(graph: SessionsGraph) -> None:
+    graph.save_memory("alice", "temporary", session_id="s-1")
+    graph.record_actions("s-1", [{"action_id": "a-1", "action_type": "user_message", "text": "hi"}])
+    graph.drop()
+    assert graph.status()["schema_version"] == 0
+    graph.setup()
+    assert set(graph.status()["counts"].values()) == {0}
+    assert graph.get_memories("alice") == []
+    assert graph.get_session("s-1") is None
+    graph.save_memory("alice", "fresh")
+    assert [m.content for m in graph.search_memories("alice", "fresh")] == ["fresh"]

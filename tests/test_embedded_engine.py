@@ -83,14 +83,3 @@ def test_a_newer_file_is_refused_not_damaged(tmp_path: Path) -> None:
     conn.close()
     with pytest.raises(StoreError, match="newer"):
         SessionsGraph(db=str(db))
-
-
-def test_drop_removes_the_schema_and_setup_recreates_it(tmp_path: Path) -> None:
-    graph = SessionsGraph(db=str(tmp_path / "d.db"))
-    graph.save_memory("alice", "temporary")
-    graph.drop()
-    assert graph.status()["schema_version"] == 0
-    graph.setup()
-    assert graph.get_memories("alice") == []
-    graph.save_memory("alice", "fresh")
-    assert [m.content for m in graph.search_memories("alice", "fresh")] == ["fresh"]

@@ -54,7 +54,8 @@ class Engine(ABC):
 
     @abstractmethod
     def drop(self) -> None:
-        """Remove the schema objects ``setup`` made (and, embedded, the data)."""
+        """Remove the schema objects ``setup`` made and every record stored
+        through them (users, sessions, actions, memories, chunks, entities)."""
 
     @abstractmethod
     def close(self) -> None:

@@ -270,6 +270,12 @@ class MemgraphEngine(Engine):
         self._write(lambda tx: _rows(tx, "schema/set_version", version=SCHEMA_VERSION))
 
     def drop(self) -> None:
+        # As on the embedded engine, where the data lives in the tables it
+        # drops: everything sessions-graph stored goes, user by user, with the
+        # same collection forget_user does (entities still mentioned by other
+        # chunks, such as a LightRAG document's, stay).
+        for row in self._read("admin/users"):
+            self.forget_user(row["user_id"])
         for statement in statements("schema/drop"):
             self._ddl(statement, _DOES_NOT_EXIST)
         self._write(lambda tx: _rows(tx, "schema/delete_version"))
