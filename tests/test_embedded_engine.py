@@ -83,3 +83,11 @@ def test_a_newer_file_is_refused_not_damaged(tmp_path: Path) -> None:
     conn.close()
     with pytest.raises(StoreError, match="newer"):
         SessionsGraph(db=str(db))
+
+
+def test_a_file_that_is_not_a_database_is_a_store_error(tmp_path: Path) -> None:
+    db = tmp_path / "notes.db"
+    db.write_bytes(b"these are my notes, not a database\n" * 200)
+    with pytest.raises(StoreError, match="not a database"):
+        SessionsGraph(db=str(db))
+    assert db.read_bytes().startswith(b"these are my notes")  # left as it was

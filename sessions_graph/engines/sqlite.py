@@ -253,10 +253,17 @@ class SQLiteEngine(Engine):
         except (OSError, sqlite3.Error) as exc:
             raise StoreUnavailableError(f"cannot open database {self.path}: {exc}") from None
         self._conn.row_factory = sqlite3.Row
-        self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        self._conn.execute("PRAGMA synchronous = NORMAL")
-        self._conn.execute("PRAGMA foreign_keys = ON")
-        self._migrate()
+        try:
+            self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self._conn.execute("PRAGMA synchronous = NORMAL")
+            self._conn.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except sqlite3.Error as exc:  # e.g. "file is not a database"
+            self._conn.close()
+            raise _store_error(exc, self.path) from None
+        except StoreError:
+            self._conn.close()
+            raise
 
     # -- plumbing -----------------------------------------------------------
     @contextmanager
