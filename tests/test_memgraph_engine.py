@@ -175,6 +175,15 @@ def test_bad_uri_is_unavailable_and_hides_the_password() -> None:
     assert "secret" not in str(info.value)
 
 
+def test_an_unresolvable_address_is_unavailable() -> None:
+    engine = memgraph.MemgraphEngine("bolt://localhost:notaport", max_attempts=1)
+    try:
+        with pytest.raises(StoreUnavailableError, match="cannot reach Memgraph"):
+            engine.status()
+    finally:
+        engine.close()
+
+
 def test_unreachable_server_is_unavailable() -> None:
     engine = memgraph.MemgraphEngine("bolt://127.0.0.1:1", max_attempts=1)
     try:

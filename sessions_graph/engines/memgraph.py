@@ -242,6 +242,10 @@ class MemgraphEngine(Engine):
             return retrying(self._in_session, work)
         except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as exc:
             raise translate_error(exc, self.location) from None
+        except ValueError as exc:  # the driver's word for an address it cannot resolve
+            raise StoreUnavailableError(
+                f"cannot reach Memgraph at {self.location}: {exc}"
+            ) from None
 
     def _in_session(self, work: Callable[[Any], T]) -> T:
         with self._driver.session(**self._session_args) as session:
