@@ -7,13 +7,13 @@ limits, query syntax, timestamps); engines only store and fetch.
 from __future__ import annotations
 
 import re
-import time
 import uuid
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from sessions_graph import query as query_lang
+from sessions_graph.clock import utcnow
 from sessions_graph.engines.base import ACTION_TYPES, Engine
 from sessions_graph.errors import ConfigError, MemoryValidationError
 from sessions_graph.settings import Settings, load_settings
@@ -34,18 +34,6 @@ if TYPE_CHECKING:
 
 #: Largest text stored on one Action, in characters; longer text is cut.
 MAX_ACTION_CHARS = 200_000
-
-_last_stamp = 0.0
-
-
-def utcnow() -> str:
-    """Now as ISO 8601 UTC, strictly increasing within this process, so that
-    "newest first" is well defined for writes made in the same microsecond."""
-    global _last_stamp
-    now = max(time.time(), _last_stamp + 1e-6)
-    _last_stamp = now
-    return datetime.fromtimestamp(now, tz=timezone.utc).isoformat(timespec="microseconds")
-
 
 def _models() -> Any:
     # pydantic costs ~80 ms to import; hooks only write, so they never pay it.

@@ -47,7 +47,6 @@ import json
 import math
 import time
 from collections.abc import Callable, Sequence
-from datetime import datetime, timezone
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -55,6 +54,7 @@ import neo4j
 import tenacity
 from neo4j import exceptions as neo4j_errors
 
+from sessions_graph.clock import utcnow
 from sessions_graph.cypher import load, render, statements
 from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, RUNNING, Engine, Record
 from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
@@ -162,9 +162,6 @@ def local_score(node: Node, tokens: Sequence[str]) -> float:
 
 
 # -- the engine -----------------------------------------------------------------
-def _now_iso() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
-
 
 def _rows(tx: Any, name: str, **params: Any) -> list[Record]:
     """Run the named query in ``tx`` and return its rows as dicts."""
@@ -426,7 +423,7 @@ class MemgraphEngine(Engine):
             # known one must be ``user_id``'s.
             state = _rows(tx, "session/action_state", session_id=session_id)
             if not state:
-                now = (actions[0].get("timestamp") if actions else None) or _now_iso()
+                now = (actions[0].get("timestamp") if actions else None) or utcnow()
                 self._ensure_session(tx, session_id, user_id, now)
             elif state[0]["owner"] != user_id:
                 raise MemoryValidationError(f"session {session_id!r} belongs to another user")

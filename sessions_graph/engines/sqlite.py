@@ -32,6 +32,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from sessions_graph.clock import utcnow
 from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, RUNNING, Engine, Record
 from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
 from sessions_graph.query import Node, to_fts5
@@ -475,7 +476,7 @@ class SQLiteEngine(Engine):
                 "SELECT action_count, user_id FROM sessions WHERE session_id = ?", (session_id,)
             ).fetchone()
             if row is None:  # never started: the first action dates the session
-                started = (actions[0].get("timestamp") if actions else None) or _now_iso()
+                started = (actions[0].get("timestamp") if actions else None) or utcnow()
                 self._ensure_session(conn, session_id, user_id, started)
             elif row[1] != user_id:
                 raise MemoryValidationError(f"session {session_id!r} belongs to another user")
@@ -774,7 +775,7 @@ class SQLiteEngine(Engine):
             conn.execute(
                 "INSERT INTO chunk_extractions(chunk_hash, workspace, extracted_at)"
                 " VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET extracted_at = excluded.extracted_at",
-                (chunk_hash, workspace, _now_iso()),
+                (chunk_hash, workspace, utcnow()),
             )
             conn.execute(
                 "DELETE FROM chunk_claims WHERE chunk_hash = ? AND workspace = ?",
@@ -892,11 +893,6 @@ _SESSION_CHUNKS = """
     WHERE m.session_id = ?
 """
 
-
-def _now_iso() -> str:
-    from datetime import datetime, timezone
-
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
 
 def _statements(script: str) -> list[str]:

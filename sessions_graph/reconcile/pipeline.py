@@ -32,6 +32,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from sessions_graph.clock import utcnow
 from sessions_graph.engines.base import FAILED, RECONCILED, Engine
 from sessions_graph.errors import MemoryValidationError
 from sessions_graph.reconcile import llm
@@ -71,12 +72,6 @@ class RunOptions:
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text[:500]
-
-
-def _utcnow() -> str:
-    from sessions_graph.graph import utcnow
-
-    return utcnow()
 
 
 class Run:
@@ -127,7 +122,7 @@ class Run:
         else:
             stored = record.get("last_summary")  # a failure keeps the last good summary
         if not self.engine.finish_reconciliation(
-            session_id, self.owner, status, _utcnow(), stored, error
+            session_id, self.owner, status, utcnow(), stored, error
         ):
             summary.status = "lost"
             return summary
