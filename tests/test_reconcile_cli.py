@@ -167,7 +167,7 @@ def test_sigkill_mid_run_leaves_nothing_doubled(tmp_path: Path, kill_after_calls
             "--concurrency",
             "1",
             "--lease",
-            "1",
+            "3",  # long enough to be surely live when checked just after the kill
         ],
         env=env,
         stdout=subprocess.DEVNULL,
@@ -184,7 +184,7 @@ def test_sigkill_mid_run_leaves_nothing_doubled(tmp_path: Path, kill_after_calls
         assert interrupted == [] and graph.get_session("s-1").reconciliation_status == "running"  # type: ignore[union-attr]
         left = sum(len(graph.engine.unextracted_chunks(s, "base")) for s in ("s-0", "s-1"))
         assert 0 < left < 6
-        time.sleep(1.1)  # the killed run's lease expires
+        time.sleep(3.1)  # the killed run's lease expires
         llm = ScriptedLLM()
         interrupted = [s.session_id for s in graph.pending_sessions()]
         assert "s-1" in interrupted
