@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from sessions_graph.reconcile.chunking import normalise
 from sessions_graph.reconcile.redact import redact
 
 
@@ -65,6 +66,179 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
     assert redact(text) == text
 
 
+# (tool output as the pipeline sees it, the secret that must go, the context that must stay)
+REAL_WORLD_SECRETS = [
+    # environment variables
+    ("DB_PASS=hunter2xyz\nHOME=/root", "hunter2xyz", "HOME=/root"),
+    ("STRIPE_KEY=sk_live_51HabcdefghijKLMNOP", "51HabcdefghijKLMNOP", "STRIPE_KEY="),
+    ("paid with sk_live_51HabcdefghijKLMNOP today", "51Habcdefghij", "paid with"),
+    ("restricted rk_live_51HabcdefghijKLMNOP key", "51Habcdefghij", "restricted"),
+    ("GPG_PASSPHRASE=correcthorsebattery make sign", "correcthorse", "make sign"),
+    ("TWILIO_AUTH=SK0123456789abcdef0123456789abcdef ok", "0123456789abcdef", " ok"),
+    ("TWILIO_AUTH=SKshortButSecret ok", "SKshortButSecret", " ok"),
+    ("export SESSIONID=abc123def456 done", "abc123def456", "done"),
+    ('TOKEN="$(cat /run/secrets/t)x9"', "cat /run/secrets", "TOKEN="),
+    # command lines
+    ("$ curl -u admin:hunter2xyz https://api.example.com", "hunter2xyz", "https://api.example.com"),
+    ("curl --user deploy:Pa55w0rd! -X POST https://x.io", "Pa55w0rd!", "-X POST"),
+    ("curl -s \\\n-u deploy:Pa55w0rd! https://x.io", "Pa55w0rd!", "https://x.io"),
+    ("docker login --password s3cr3tpw registry.io", "s3cr3tpw", "registry.io"),
+    ("docker login -u bob -p s3cr3t registry.io", "s3cr3t", "registry.io"),
+    ("mysql -u root -phunter2xyz shop", "hunter2xyz", "shop"),
+    ("sshpass -p hunter2xyz ssh deploy@host", "hunter2xyz", "ssh deploy@host"),
+    ("openssl enc -aes256 -pass pass:hunter2xyz -in f", "hunter2xyz", "-in f"),
+    ("gh auth login --token abc123def456 --hostname x", "abc123def456", "--hostname x"),
+    (
+        "aws configure set aws_secret_access_key wJalrXUtnFEMIK7MDENG",
+        "wJalrXUtnFEMI",
+        "aws configure",
+    ),
+    # config files
+    ("machine api.io login u password 8f2d9a77e1", "8f2d9a77e1", "machine api.io login u"),
+    ("machine api.io\nlogin u\npassword 8f2d9a77e1", "8f2d9a77e1", "login u"),
+    ('{"user": "bob", "pass": "Sup3rS3cret!"}', "Sup3rS3cret!", '"user": "bob"'),
+    (
+        "AccountName=acct;AccountKey=abc+Def/ghi123==;EndpointSuffix=core.windows.net",
+        "abc+Def/ghi123==",
+        "EndpointSuffix=core.windows.net",
+    ),
+    ("Endpoint=sb://x.net/;SharedAccessKey=abcDEF123=", "abcDEF123=", "Endpoint=sb://x.net/"),
+    ("Blob=https://a.net/;SharedAccessSignature=sv=2020&sig=abcDEF%2B1", "abcDEF%2B1", "Blob="),
+    ("[db]\npassword = hunter2xyz\nhost = db", "hunter2xyz", "host = db"),
+    ("smtp:\n  password: 'x7#kQ!'\n  port: 25", "x7#kQ!", "port: 25"),
+    # quoted values end at their closing quote, not at the first space or comma
+    ('{"password": "correct horse battery staple"}', "horse battery staple", '{"password": "'),
+    ('{"password": "ab,cdefgh"}', "cdefgh", '{"password": "'),
+    ("PGPASSWORD='a b c' psql -h db", "a b c", "psql -h db"),
+    ('conf = {"password": "pa\\"ss word"}', "ss word", "conf = "),
+    # key blocks
+    (
+        "gpg -a --export-secret-keys\n-----BEGIN PGP PRIVATE KEY BLOCK-----\n\nlQOYBGxyz\n=abcd\n"
+        "-----END PGP PRIVATE KEY BLOCK-----\ndone",
+        "lQOYBGxyz",
+        "gpg -a --export-secret-keys",
+    ),
+    (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY-----",
+        "b3Blbn",
+        "",
+    ),
+    # provider token shapes
+    (
+        "git clone https://oauth2:glpat-abcdefghij1234567890@gitlab.com/x",
+        "glpat-abcdefghij",
+        "gitlab.com/x",
+    ),
+    ("HF token hf_abcdefghijklmnopqrstuvwxyz1234 set", "hf_abcdefghij", "HF token"),
+    (
+        "//registry.npmjs.org/:_authToken=npm_abcdefghijklmnopqrstuvwxyz0123456789",
+        "npm_abcdef",
+        "registry",
+    ),
+    (
+        "bot xoxb-12345678901-abcdefghijklmn and user xoxp-12345678901-abcdefghij",
+        "12345678901",
+        "and user",
+    ),
+    (
+        "gho_abcdefghijklmnopqrstuvwxyz0123 ghs_abcdefghijklmnopqrstuvwxyz0123 end",
+        "abcdefghijklmnop",
+        " end",
+    ),
+    ("key sk-ant-api03-abcdefghijklmnopqrstuv end", "abcdefghijklmnop", " end"),
+    (
+        "SENDGRID SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG",
+        "abcdefghijklmn",
+        "SENDGRID",
+    ),
+    # URLs
+    (
+        "POST https://hooks.slack.com/services/T0001/B0001/XXXXabcd1234",
+        "XXXXabcd1234",
+        "hooks.slack.com",
+    ),
+    (
+        "https://discord.com/api/webhooks/123456789/abcDEF-xyz_987 ok",
+        "abcDEF-xyz_987",
+        "discord.com",
+    ),
+    ("GET https://maps.googleapis.com/x?key=abc123def&q=paris", "abc123def", "q=paris"),
+    ("https://api.x.com/v1?user=bob&token=abc123def", "abc123def", "user=bob"),
+    (
+        "https://a.blob.core.windows.net/c/b?sv=2020-08-04&sig=abcDEF%2B123&se=2024",
+        "abcDEF%2B123",
+        "se=2024",
+    ),
+    ("https://x.com/cb?access_token=abc123def&state=xyz", "abc123def", "state=xyz"),
+    ("https://x.com/cb#access_token=abc123def&type=bearer", "abc123def", "type=bearer"),
+    ("redis://:s3cr3tP4ss@cache:6379/0", "s3cr3tP4ss", "@cache:6379/0"),
+    ("mongodb+srv://admin:p@ssw0rd@cluster0.x.net/db", "ssw0rd", "admin:"),
+    # HTTP headers
+    ("< Set-Cookie: sessionid=abc123def; Path=/; HttpOnly", "abc123def", "Set-Cookie:"),
+    ("> Cookie: session=abc123; csrftoken=zzz999yyy", "zzz999yyy", "> Cookie:"),
+    ("> Authorization: Basic YTpi", "YTpi", "Authorization: Basic"),
+    ("X-Api-Key: 9f8e7d6c5b4a", "9f8e7d6c5b4a", "X-Api-Key:"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret", "kept"), REAL_WORLD_SECRETS)
+def test_real_world_secrets_go_and_their_context_stays(text: str, secret: str, kept: str) -> None:
+    out = redact(normalise(text))
+    assert secret not in out
+    assert kept in out
+    assert "[REDACTED:" in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # prose and code that name a secret without holding one
+        "the password field is required",
+        "Password: required",
+        "Please log in with your password, then rotate the token.",
+        "def check_password(pw):",
+        "def login(password: str, token: Optional[str] = None) -> bool:",
+        "password: Optional[str] = None",
+        "token = tokenizer.encode(text)",
+        "self.password = password",
+        "token = self.token",
+        "api_key=api_key",
+        "password = os.environ['DB_PASS']",
+        "const apiKey = process.env.API_KEY;",
+        "if password == expected:",
+        "token := next(it)",
+        "password_min_length=8",
+        "token_count: 12",
+        # references and placeholders
+        'TOKEN="$GITHUB_TOKEN"',
+        "password=${DB_PASS}",
+        "api_key: <your-key-here>",
+        # flags that are not followed by a secret
+        "--password-file /path/to/pw",
+        "docker login --password-stdin registry.io",
+        "--token TOKEN   the API token",
+        "--token string   Bearer token",
+        "pass the --token flag",
+        "mkdir -p /tmp/x && ssh -p 22 host",
+        "git push -u origin main",
+        "pip install --user requests",
+        # names that end in something other than a secret word
+        "KEY_LENGTH=32",
+        "SORT_KEY=created_at",
+        "primary_key: id",
+        "keyword=value",
+        "auth: true",
+        "AUTH=none",
+        # this store's own identifiers
+        '"session_id": "3f2a9c1e-uuid-1234"',
+        '"sessionId": "3f2a9c1e-uuid-1234"',
+        "https://example.com/search?q=tokens&page=2",
+    ],
+)
+def test_look_alikes_are_left_alone(text: str) -> None:
+    assert redact(text) == text
+
+
 def test_redaction_is_idempotent() -> None:
-    once = redact("A=1\nGITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789\nDB_PASSWORD=x1y2z3")
+    once = redact("\n".join(text for text, _secret, _kept in REAL_WORLD_SECRETS))
     assert redact(once) == once
