@@ -5,18 +5,26 @@ setting can live in ``$XDG_CONFIG_HOME/sessions-graph/config.toml``; an
 environment variable overrides the file. This module is a plain dataclass on
 purpose: it is loaded by every hook call, and pydantic-settings alone costs
 about 170 ms to import, twice the whole hook budget.
+
+Every value is checked when it is read (config file, environment, overrides)
+and before ``config set`` writes it, so a bad value is one clear
+``ConfigError`` naming where it came from, never a failure deep in a hook.
 """
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import os
+import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from sessions_graph.errors import ConfigError
+from sessions_graph.errors import ConfigError, MemoryValidationError
+from sessions_graph.validation import check_id, check_workspace
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -39,6 +47,15 @@ _STANDARD_ENV = {
     "anthropic_api_key": "ANTHROPIC_API_KEY",
 }
 
+ENGINES = ("embedded", "memgraph")
+#: URI schemes the Bolt driver serves; its HTTP ones are a preview it warns about.
+MEMGRAPH_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+
+#: Characters an id may not contain (see ``validation.ID_PATTERN``).
+_NOT_ID_CHAR = re.compile(r"[^A-Za-z0-9._:@-]")
+#: Fallback user_id when nothing of the OS user name is usable.
+DEFAULT_USER_ID = "default"
+
 
 def _xdg(var: str, default: str) -> Path:
     value = os.environ.get(var)
@@ -53,16 +70,64 @@ def config_path() -> Path:
     return _xdg("XDG_CONFIG_HOME", ".config") / "sessions-graph" / "config.toml"
 
 
+def default_state_dir() -> Path:
+    return _xdg("XDG_STATE_HOME", ".local/state") / "sessions-graph"
+
+
+def user_id_from_name(name: str) -> str:
+    """A valid user_id made from an OS user name: every character an id may not
+    hold becomes ``_``, leading characters that cannot start an id are dropped,
+    and ``default`` stands in when nothing is left (``josé`` → ``jos_``)."""
+    mapped = _NOT_ID_CHAR.sub("_", name).lstrip("._:@-")[:128]
+    return mapped or DEFAULT_USER_ID
+
+
 def _default_user() -> str:
+    # The default must always be valid: an invalid one would make every hook
+    # event fail for a user who never chose a user_id.
     try:
-        return getpass.getuser()
+        return user_id_from_name(getpass.getuser())
     except Exception:  # no passwd entry, as in some containers
-        return "default"
+        return DEFAULT_USER_ID
+
+
+def split_url_userinfo(url: str) -> tuple[str, str, str]:
+    """``(url without userinfo, user, password)`` of ``scheme://user:pass@host...``;
+    user and password are percent-decoded, and empty when the URL has none."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url, "", ""
+    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    userinfo, at, host = rest[:end].rpartition("@")
+    if not at:
+        return url, "", ""
+    from urllib.parse import unquote
+
+    user, _, password = userinfo.partition(":")
+    return f"{scheme}://{host}{rest[end:]}", unquote(user), unquote(password)
+
+
+def redact_value(key: str, value: Any) -> Any:
+    """``value`` as it may be shown: a secret shortened to its last 4
+    characters, a URL's password replaced by ``****``."""
+    if key in SECRET_KEYS and value:
+        return "****" + value[-4:] if len(value) > 8 else "****"
+    if key.endswith("_url") and isinstance(value, str):
+        bare, user, password = split_url_userinfo(value)
+        if password:
+            scheme, _, rest = bare.partition("://")
+            return f"{scheme}://{user}:****@{rest}"
+    return value
 
 
 @dataclass
 class Settings:
-    """Every setting, with its default. Field names are the config-file keys."""
+    """Every setting, with its default. Field names are the config-file keys.
+
+    A ``memgraph_url`` may carry ``user:password@``: they fill
+    ``memgraph_user`` / ``memgraph_password`` when those are unset, and
+    ``memgraph_uri`` (what the driver gets, which refuses userinfo) drops them.
+    """
 
     engine: str = ""  # "embedded" | "memgraph"; empty: memgraph if configured
     db: str = field(
@@ -85,9 +150,12 @@ class Settings:
     anthropic_api_key: str = ""
     llm_concurrency: int = 4
     entity_workspace: str = "base"
-    state_dir: str = field(
-        default_factory=lambda: str(_xdg("XDG_STATE_HOME", ".local/state") / "sessions-graph")
-    )
+    state_dir: str = field(default_factory=lambda: str(default_state_dir()))
+
+    def __post_init__(self) -> None:
+        _, user, password = split_url_userinfo(self.memgraph_url)
+        self.memgraph_user = self.memgraph_user or user
+        self.memgraph_password = self.memgraph_password or password
 
     @property
     def log_path(self) -> Path:
@@ -105,28 +173,53 @@ class Settings:
 
     @property
     def memgraph_uri(self) -> str:
+        """The server's URI without credentials (they go to the driver apart)."""
         if self.memgraph_url:
-            return self.memgraph_url
+            return split_url_userinfo(self.memgraph_url)[0]
         return f"bolt://{self.memgraph_host or 'localhost'}:{self.memgraph_port}"
 
     def redacted(self) -> dict[str, Any]:
-        """All settings as a dict, secrets shortened to their last 4 characters."""
-        out: dict[str, Any] = {}
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if f.name in SECRET_KEYS and value:
-                value = "****" + value[-4:] if len(value) > 8 else "****"
-            out[f.name] = value
-        return out
+        """All settings as a dict, secrets shortened to their last 4 characters
+        and a URL's password masked."""
+        return {f.name: redact_value(f.name, getattr(self, f.name)) for f in fields(self)}
 
 
 KEYS = {f.name: f for f in fields(Settings)}
 
 
-def coerce(key: str, raw: Any) -> Any:
-    """Convert a raw value (from TOML or the environment) to the setting's type."""
+def _check_engine(value: str) -> str:
+    if value and value not in ENGINES:
+        raise ConfigError(f"expected one of {', '.join(ENGINES)} (or empty), got {value!r}")
+    return value
+
+
+def _check_memgraph_url(value: str) -> str:
+    if not value:
+        return value
+    scheme, sep, rest = split_url_userinfo(value)[0].partition("://")
+    if not sep or scheme.lower() not in MEMGRAPH_SCHEMES or not rest or rest[0] in "/?#:":
+        raise ConfigError(
+            f"expected a URL such as bolt://host:7687 (schemes: {', '.join(MEMGRAPH_SCHEMES)}),"
+            f" got {redact_value('memgraph_url', value)!r}"
+        )
+    return value
+
+
+#: Value checks beyond the type, per setting; each returns the value or raises.
+_CHECKS: dict[str, Callable[[str], str]] = {
+    "user_id": lambda v: check_id(v, "user_id"),
+    "engine": _check_engine,
+    "memgraph_url": _check_memgraph_url,
+    "entity_workspace": check_workspace,
+}
+
+
+def coerce(key: str, raw: Any, source: str = "") -> Any:
+    """Convert a raw value (from TOML or the environment) to the setting's type
+    and check it; ``source`` (where the value came from) goes in the error."""
     if key not in KEYS:
         raise ConfigError(f"unknown setting {key!r}; known: {', '.join(sorted(KEYS))}")
+    where = f" (from {source})" if source else ""
     kind = KEYS[key].type
     if kind == "bool":
         if isinstance(raw, bool):
@@ -136,65 +229,139 @@ def coerce(key: str, raw: Any) -> Any:
             return True
         if text in {"0", "false", "no", "off", ""}:
             return False
-        raise ConfigError(f"setting {key} expects true or false, got {raw!r}")
+        raise ConfigError(f"setting {key} expects true or false, got {raw!r}{where}")
     if kind == "int":
         try:
             return int(raw)
         except (TypeError, ValueError):
-            raise ConfigError(f"setting {key} expects an integer, got {raw!r}") from None
+            raise ConfigError(f"setting {key} expects an integer, got {raw!r}{where}") from None
     if not isinstance(raw, (str, int, float)) or isinstance(raw, bool):
-        raise ConfigError(f"setting {key} expects a string, got {raw!r}")
-    return str(raw)
+        raise ConfigError(f"setting {key} expects a string, got {raw!r}{where}")
+    value = str(raw)
+    try:
+        # A lone surrogate (undecodable bytes in an environment variable) can
+        # be neither written to the file nor sent to a server.
+        value.encode("utf-8")
+        return _CHECKS[key](value) if key in _CHECKS else value
+    except UnicodeEncodeError:
+        raise ConfigError(f"setting {key} is not valid UTF-8 text{where}") from None
+    except (ConfigError, MemoryValidationError) as exc:
+        raise ConfigError(f"setting {key}: {exc}{where}") from None
 
 
-def read_config_file(path: Path | None = None) -> dict[str, Any]:
-    """The config file's settings ({} if there is none)."""
-    path = path or config_path()
+def read_config_toml(path: Path) -> dict[str, Any]:
+    """The config file's table as written, unchecked ({} if there is none)."""
     try:
         with open(path, "rb") as fh:
-            data = tomllib.load(fh)
+            return tomllib.load(fh)
     except FileNotFoundError:
         return {}
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read config file {path}: {exc}") from None
-    return {key: coerce(key, value) for key, value in data.items()}
+
+
+def read_config_file(path: Path | None = None) -> dict[str, Any]:
+    """The config file's settings ({} if there is none), checked."""
+    path = path or config_path()
+    source = f"config file {path}"
+    return {key: coerce(key, value, source) for key, value in read_config_toml(path).items()}
 
 
 def load_settings(**overrides: Any) -> Settings:
     """Defaults < config file < environment < ``overrides`` (None values ignored)."""
     values = read_config_file()
     for key in KEYS:
-        env = os.environ.get(f"SESSIONS_GRAPH_{key.upper()}")
+        name = f"SESSIONS_GRAPH_{key.upper()}"
+        env = os.environ.get(name)
         if env is None and key in _STANDARD_ENV:
-            env = os.environ.get(_STANDARD_ENV[key])
+            name = _STANDARD_ENV[key]
+            env = os.environ.get(name)
         if env is not None:
-            values[key] = coerce(key, env)
+            values[key] = coerce(key, env, f"environment variable {name}")
     values.update({k: coerce(k, v) for k, v in overrides.items() if v is not None})
     return Settings(**values)
 
 
+def state_dir_despite_errors() -> Path:
+    """The state directory when the settings as a whole do not load (a bad
+    value elsewhere): the one setting the hook still needs, to keep the event."""
+    env = os.environ.get("SESSIONS_GRAPH_STATE_DIR")
+    if env:
+        return Path(env)
+    try:
+        value = read_config_toml(config_path()).get("state_dir")
+    except ConfigError:
+        value = None
+    return Path(value) if isinstance(value, str) and value else default_state_dir()
+
+
+#: TOML basic-string escapes with a short form; other control characters get \uXXXX.
+_TOML_ESCAPES = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\f": "\\f",
+    "\r": "\\r",
+}
+
+
+def toml_string(value: str) -> str:
+    """``value`` as a TOML basic string: quotes, backslashes and every control
+    character (U+0000-U+001F, U+007F) escaped, so any text reads back the same."""
+    out = []
+    for ch in value:
+        if ch in _TOML_ESCAPES:
+            out.append(_TOML_ESCAPES[ch])
+        elif ch < " " or ch == "\x7f":
+            out.append(f"\\u{ord(ch):04X}")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def _toml_value(key: str, value: Any, path: Path) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return toml_string(value)
+    raise ConfigError(f"cannot rewrite {key} = {value!r} in {path}: edit the file by hand")
+
+
+def _holds_secret(values: dict[str, Any]) -> bool:
+    return any(
+        (k in SECRET_KEYS and v)
+        or (k.endswith("_url") and isinstance(v, str) and split_url_userinfo(v)[2])
+        for k, v in values.items()
+    )
+
+
 def write_config_value(key: str, value: str | None, path: Path | None = None) -> Path:
-    """Set (or with None, remove) one key in the config file, keeping the others."""
+    """Set (or with None, remove) one key in the config file, keeping the others.
+
+    The new value is checked first; the others are kept as written, even if
+    invalid, so that ``config set`` / ``unset`` can repair a bad file.
+    """
     path = path or config_path()
-    current = read_config_file(path)
+    current = read_config_toml(path)
     if value is None:
         current.pop(key, None)
     else:
         current[key] = coerce(key, value)
     path.parent.mkdir(parents=True, exist_ok=True)
     lines = ["# sessions-graph settings; environment variables override these.\n"]
-    for k in sorted(current):
-        v = current[k]
-        if isinstance(v, bool):
-            lines.append(f"{k} = {'true' if v else 'false'}\n")
-        elif isinstance(v, int):
-            lines.append(f"{k} = {v}\n")
-        else:
-            escaped = v.replace("\\", "\\\\").replace('"', '\\"')
-            lines.append(f'{k} = "{escaped}"\n')
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("".join(lines), encoding="utf-8")
-    if any(k in SECRET_KEYS for k in current):
-        os.chmod(tmp, 0o600)
+    lines += [f"{k} = {_toml_value(k, current[k], path)}\n" for k in sorted(current)]
+    tmp = path.with_name(f".{path.name}.tmp")
+    secret = _holds_secret(current)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp)  # a leftover would keep its mode: O_CREAT below must create it
+    # Created 0600 when it holds a secret, so it is never readable by others,
+    # not even for a moment; otherwise the umask decides, as for any file.
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600 if secret else 0o666)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write("".join(lines))
     os.replace(tmp, path)
     return path

@@ -77,3 +77,52 @@ def test_broken_config_file_is_one_line(tmp_path: Path) -> None:
     result = _cli("list")
     assert result.returncode != 0 and "cannot read config file" in result.stderr
     assert result.stderr.count("\n") == 1
+
+
+def test_set_writes_any_text_readably(tmp_path: Path) -> None:
+    """A newline used to be written raw: an unreadable file, every hook skipped."""
+    for value in ("a\nb", 'q"\\#x', "tab\there\x7f", "ünï ✓"):
+        assert _cli("set", "llm_model", value).returncode == 0
+        got = _cli("get", "llm_model")
+        assert got.returncode == 0 and got.stdout == value + "\n", got.stderr
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "needle"),
+    [
+        ("user_id", "josé", "invalid user_id"),
+        ("engine", "sqlite", "embedded, memgraph"),
+        ("memgraph_url", "http://localhost:7474", "bolt://host:7687"),
+        ("entity_workspace", "my-space", "entity workspace"),
+    ],
+)
+def test_set_refuses_bad_values(tmp_path: Path, key: str, value: str, needle: str) -> None:
+    result = _cli("set", key, value)
+    assert result.returncode != 0 and needle in result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert not (tmp_path / "config" / "sessions-graph" / "config.toml").exists()
+
+
+def test_a_bad_environment_value_is_one_line_naming_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SESSIONS_GRAPH_USER_ID", "josé")
+    result = _cli("list")
+    assert result.returncode != 0 and result.stderr.count("\n") == 1
+    assert "SESSIONS_GRAPH_USER_ID" in result.stderr and "invalid user_id" in result.stderr
+
+
+def test_a_memgraph_url_password_is_never_shown_and_the_file_is_private(tmp_path: Path) -> None:
+    url = "bolt://admin:SuperSecret99@db.example:7687"
+    result = _cli("set", "memgraph_url", url)
+    assert result.returncode == 0 and "SuperSecret99" not in result.stdout
+    assert "bolt://admin:****@db.example:7687" in result.stdout
+    for args in (
+        ("list",),
+        ("list", "--json"),
+        ("get", "memgraph_url"),
+        ("get", "memgraph_password"),
+    ):
+        shown = _cli(*args)
+        assert shown.returncode == 0 and "SuperSecret99" not in shown.stdout, args
+    assert _cli("get", "memgraph_url", "--reveal").stdout.strip() == url
+    path = tmp_path / "config" / "sessions-graph" / "config.toml"
+    assert path.stat().st_mode & 0o777 == 0o600

@@ -2,7 +2,10 @@
 
 Settings live in ``$XDG_CONFIG_HOME/sessions-graph/config.toml`` because hook
 processes often start without the user's shell variables. ``list`` and
-``get`` show secrets shortened (``Settings.redacted``) unless ``--reveal``.
+``get`` show secrets shortened (``Settings.redacted``) unless ``--reveal``;
+a URL's password is masked the same way. ``set`` checks the value before
+writing it; ``set`` and ``unset`` work on a file holding a bad value, so that
+it can be repaired.
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ import typer
 from sessions_graph.cli import fail
 from sessions_graph.settings import (
     KEYS,
-    SECRET_KEYS,
+    coerce,
     config_path,
     load_settings,
-    read_config_file,
+    read_config_toml,
+    redact_value,
     write_config_value,
 )
 
@@ -62,11 +66,10 @@ def set_(
     key: str = typer.Argument(..., help="Setting name."),
     value: str = typer.Argument(..., help="New value."),
 ) -> None:
-    """Write a setting to the config file."""
+    """Write a setting to the config file (checked first: a bad value is refused)."""
     name = _key(key)
     path = write_config_value(name, value)
-    shown = "****" if name in SECRET_KEYS else _show(read_config_file(path)[name])
-    typer.echo(f"{name} = {shown}  ({path})")
+    typer.echo(f"{name} = {_show(redact_value(name, coerce(name, value)))}  ({path})")
 
 
 @config_app.command("unset")
@@ -74,7 +77,7 @@ def unset(key: str = typer.Argument(..., help="Setting name.")) -> None:
     """Remove a setting from the config file (its default applies again)."""
     name = _key(key)
     path = config_path()
-    if name not in read_config_file(path):
+    if name not in read_config_toml(path):
         typer.echo(f"{name} is not set in {path}")
         return
     write_config_value(name, None, path)
