@@ -21,7 +21,7 @@ from test_hooks_helpers import ClaudeTranscript, claude_payload
 from sessions_graph.engines.sqlite import SQLiteEngine
 from sessions_graph.graph import SessionsGraph
 from sessions_graph.hooks.spool import pending_files, replay_spool
-from sessions_graph.settings import load_settings
+from sessions_graph.settings import Settings, load_settings
 
 HOOK = [sys.executable, "-m", "sessions_graph", "hook"]
 
@@ -386,8 +386,12 @@ def test_replay_keeps_store_faults_and_sets_aside_everything_else(
     from sessions_graph.hooks import spool
 
     settings = load_settings()
-    first = spool.spool_payload(settings, json.loads(claude_payload("Stop", "s-1", None)))
-    second = spool.spool_payload(settings, json.loads(claude_payload("Stop", "s-2", None)))
+    first = spool.spool_payload(
+        settings, json.loads(claude_payload("Stop", "s-1", None)), user_id="alice"
+    )
+    second = spool.spool_payload(
+        settings, json.loads(claude_payload("Stop", "s-2", None)), user_id="alice"
+    )
     graph = SessionsGraph(engine=store, settings=settings)
 
     def store_down(*args: object) -> None:
@@ -408,3 +412,94 @@ def test_replay_keeps_store_faults_and_sets_aside_everything_else(
         first.name,
         second.name,
     ]
+
+
+def _without_user_id(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "SESSIONS_GRAPH_USER_ID"}
+    return {**env, **extra}
+
+
+def test_the_default_user_id_is_the_os_name_made_valid(store: SQLiteEngine) -> None:
+    """``LOGNAME=josé`` (getpass reads it first) must not make every event vanish."""
+    env = _without_user_id(LOGNAME="josé", USER="josé")
+    assert_quiet(hook(claude_payload("SessionStart", "s-jose", None), env=env))
+    session = SessionsGraph(engine=store).get_session("s-jose")
+    assert session is not None and session.user_id == "jos_"
+
+
+@pytest.mark.parametrize(
+    "broken",
+    ["user_id in the environment", "config file syntax"],
+)
+def test_unusable_settings_keep_the_event_for_replay_once_fixed(
+    tmp_path: Path, db: Path, store: SQLiteEngine, broken: str
+) -> None:
+    config = tmp_path / "config" / "sessions-graph" / "config.toml"
+    if broken == "config file syntax":
+        config.parent.mkdir(parents=True)
+        config.write_text('llm_model = "a\nb"\n')  # what `config set` used to write
+        env = dict(os.environ)
+    else:
+        env = {**os.environ, "SESSIONS_GRAPH_USER_ID": "josé"}
+    result = hook(claude_payload("UserPromptSubmit", "s-1", None, prompt="kept for later"), env=env)
+    assert result.returncode == 0 and result.stdout == ""
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "settings unusable" in result.stderr and "spooled" in result.stderr
+    assert ("user_id" if broken.startswith("user_id") else str(config)) in result.stderr
+    settings = Settings()  # the default state dir: where the event was kept
+    assert len(pending_files(settings)) == 1
+    assert SessionsGraph(engine=store, settings=settings).get_session("s-1") is None
+
+    config.unlink(missing_ok=True)  # the fix
+    assert_quiet(hook(claude_payload("SessionStart", "s-2", None)))
+    assert not pending_files(settings)
+    graph = SessionsGraph(engine=store)
+    assert [a.text for a in graph.get_actions("s-1")] == ["kept for later"]
+    session = graph.get_session("s-1")
+    assert session is not None and session.user_id == "alice"  # the corrected settings'
+
+
+def test_a_spooled_event_stays_with_the_user_who_spooled_it(
+    tmp_path: Path, db: Path, store: SQLiteEngine
+) -> None:
+    (tmp_path / "file").write_text("")
+    down = {**os.environ, "SESSIONS_GRAPH_DB": str(tmp_path / "file" / "x.db")}
+    result = hook(claude_payload("SessionStart", "s-alice", None), env=down)
+    assert result.returncode == 0 and "spooled" in result.stderr
+    # Another user's hook (or a cron job) replays the spool: the event is still alice's.
+    as_root = {**os.environ, "SESSIONS_GRAPH_USER_ID": "root"}
+    assert_quiet(hook(claude_payload("SessionStart", "s-root", None), env=as_root))
+    assert not pending_files(load_settings())
+    graph = SessionsGraph(engine=store)
+    alice, root = graph.get_session("s-alice"), graph.get_session("s-root")
+    assert alice is not None and alice.user_id == "alice"
+    assert root is not None and root.user_id == "root"
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize("scheme", ["bolt", "neo4j", "http"])
+def test_memgraph_down_is_one_stderr_line_and_a_spooled_event(
+    tmp_path: Path, db: Path, scheme: str
+) -> None:
+    """The driver's warnings and log records stay off stderr, and its
+    multi-line errors become one line; ``http`` is refused as a setting."""
+    env = {
+        **os.environ,
+        "MEMGRAPH_URL": f"{scheme}://127.0.0.1:{_closed_port()}",
+        "PYTHONWARNINGS": "always",
+    }
+    result = hook(claude_payload("SessionStart", "s-1", None), env=env)
+    assert result.returncode == 0 and result.stdout == ""
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert "spooled" in result.stderr and "Traceback" not in result.stderr
+    # The driver's "...:\nFailed to establish..." became one space, not a "?".
+    assert "?" not in result.stderr and "  " not in result.stderr
+    assert result.stderr.strip() == f"sessions-graph: {log_lines()[-1].split(' ', 3)[3]}"
+    assert len(pending_files(load_settings())) == 1

@@ -16,6 +16,10 @@ Which events do what (Claude Code names; Codex hooks use the same ones):
 * a Codex ``notify`` payload (``type: agent-turn-complete``): record the
   turn's messages and mark pending.
 
+The event is recorded for the ``user_id`` passed in: the hook's own setting,
+or, on replay, the one stored with the spooled payload (so an event is never
+re-owned by whoever replays it).
+
 Errors split in two: store faults (``is_store_fault``) may pass if retried
 later, so the caller spools the payload; anything else (``PayloadError``,
 ``MemoryValidationError``, a bug of ours) would fail again, so the payload is
@@ -87,10 +91,11 @@ def validate(payload: Any) -> tuple[str, str]:
     return event, session_id
 
 
-def handle_payload(graph: SessionsGraph, settings: Settings, payload: Any) -> Outcome:
-    """Apply one payload to the store (idempotent: replaying it changes nothing)."""
+def handle_payload(graph: SessionsGraph, settings: Settings, payload: Any, user_id: str) -> Outcome:
+    """Apply one payload to the store for ``user_id`` (idempotent: replaying
+    it changes nothing)."""
     event, session_id = validate(payload)
-    user_id = check_id(settings.user_id, "user_id")
+    user_id = check_id(user_id, "user_id")
     outcome = Outcome(event, session_id)
     cwd = payload.get("cwd") or None
     if event in ("SessionStart", "agent-turn-complete"):

@@ -19,8 +19,9 @@ MAX_MESSAGE_CHARS = 500
 
 
 def _clean(message: str) -> str:
-    # Control characters (newlines included) would split or forge log lines.
-    text = "".join(ch if ch.isprintable() else "?" for ch in message)
+    # Runs of whitespace (a driver's multi-line error) become one space; other
+    # control characters would split or forge log lines.
+    text = "".join(ch if ch.isprintable() else "?" for ch in " ".join(message.split()))
     return text if len(text) <= MAX_MESSAGE_CHARS else text[: MAX_MESSAGE_CHARS - 3] + "..."
 
 

@@ -4,16 +4,21 @@ Contract with the agent: exit 0, print nothing on stdout (Claude Code would
 inject it into the conversation), at most one line on stderr, always fast.
 Every problem is logged to ``settings.log_path`` instead of raised.
 
-Order of work: parse and validate the payload (a bad one is logged and
-dropped: retrying cannot fix it), open the store, replay anything spooled
-earlier (so events land in arrival order), then handle this event. If the
-store cannot be opened or written, the payload is spooled for the next call.
+Order of work: load the settings, parse and validate the payload (a bad one
+is logged and dropped: retrying cannot fix it), open the store, replay
+anything spooled earlier (so events land in arrival order), then handle this
+event. If the store cannot be opened or written, the payload is spooled for
+the next call. If the settings themselves do not load (a bad value in the
+config file or the environment), the event cannot be applied now but is not
+lost either: it is spooled, and the first hook call or reconcile run with
+valid settings replays it.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from sessions_graph.errors import MemoryValidationError
@@ -46,17 +51,18 @@ def main(argv: list[str]) -> int:
     if argv and argv[0] in ("-h", "--help"):
         sys.stdout.write(USAGE)
         return 0
+    # Our one line is all the agent may see on stderr: no library's warnings
+    # (the Bolt driver's preview and deprecation warnings, among others).
+    warnings.simplefilter("ignore")
     for name in UNUSED_BY_HOOKS:
         sys.modules.setdefault(name, None)  # type: ignore[assignment]
     try:
-        from sessions_graph.settings import load_settings
-
-        settings = load_settings()
-    except Exception as exc:  # a broken config file must not break the agent
-        print(f"sessions-graph: hook skipped: {exc}", file=sys.stderr)
+        settings, problem = _settings()
+    except Exception as exc:  # not even the state directory: nowhere to keep the event
+        print(f"sessions-graph: hook skipped: {' '.join(str(exc).split())}", file=sys.stderr)
         return 0
     try:
-        run(argv, settings)
+        run(argv, settings, problem)
     except Exception as exc:  # last line of defence: never a traceback
         log_line(
             settings.log_path, "ERROR", f"hook failed: {type(exc).__name__}: {exc}", stderr=True
@@ -64,27 +70,44 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def run(argv: list[str], settings: Settings) -> None:
+def _settings() -> tuple[Settings, Exception | None]:
+    """The settings, or, when they do not load, defaults that still locate the
+    state directory (so the event can be kept) and the reason."""
+    from sessions_graph.settings import Settings, load_settings, state_dir_despite_errors
+
+    try:
+        return load_settings(), None
+    except Exception as exc:  # a bad setting must break neither the agent nor the event
+        return Settings(state_dir=str(state_dir_despite_errors())), exc
+
+
+def run(argv: list[str], settings: Settings, settings_problem: Exception | None = None) -> None:
     try:
         payload = _read_payload(argv)
         event, session_id = validate(payload)
     except (PayloadError, MemoryValidationError) as exc:
         log_line(settings.log_path, "ERROR", f"hook payload rejected: {exc}", stderr=True)
         return
+    from sessions_graph.hooks.spool import spool_payload
+
+    if settings_problem is not None:
+        # No user_id is recorded: the corrected settings decide whose it is.
+        kept = spool_payload(settings, payload, user_id=None)
+        message = (
+            f"{event} session={session_id}: not recorded, settings unusable; spooled as"
+            f" {kept.name}, applied by the next hook call or reconcile run once the setting"
+            f" is fixed (sessions-graph config set/unset): {settings_problem}"
+        )
+        log_line(settings.log_path, "ERROR", message, stderr=True)
+        return
     try:
         _store(payload, settings)
-    except (PayloadError, MemoryValidationError) as exc:
-        log_line(
-            settings.log_path, "ERROR", f"{event} session={session_id} rejected: {exc}", stderr=True
-        )
     except Exception as exc:
-        from sessions_graph.hooks.spool import spool_payload
-
         fault = is_store_fault(exc)
         # A store fault may pass: spool for replay. Anything else would fail
         # again: keep the payload aside for a human, never retry it.
-        kept = spool_payload(settings, payload, rejected=not fault)
-        what = "store unavailable" if fault else "failed"
+        kept = spool_payload(settings, payload, user_id=settings.user_id, rejected=not fault)
+        what = "store unavailable" if fault else "rejected"
         where = f"spooled as {kept.name}" if fault else f"kept as rejected/{kept.name}"
         message = f"{event} session={session_id}: {what} ({type(exc).__name__}: {exc}); {where}"
         log_line(settings.log_path, "WARN" if fault else "ERROR", message, stderr=True)
@@ -94,16 +117,27 @@ def _store(payload: dict[str, Any], settings: Settings) -> None:
     from sessions_graph.graph import SessionsGraph, open_engine
     from sessions_graph.hooks.spool import pending_files, replay_spool
 
+    if settings.engine_name == "memgraph":
+        _mute_library_logging()
     engine = open_engine(settings, fail_fast=True)
     with SessionsGraph(settings=settings, engine=engine) as graph:
         if pending_files(settings):
             replay_spool(graph, settings)
-        outcome = handle_payload(graph, settings, payload)
-    for warning in outcome.warnings:
-        log_line(settings.log_path, "WARN", f"{outcome.summary()}: {warning}")
-    if outcome.warnings:
-        print(f"sessions-graph: {outcome.warnings[0][:300]}", file=sys.stderr)
+        outcome = handle_payload(graph, settings, payload, settings.user_id)
+    for n, warning in enumerate(outcome.warnings):
+        log_line(settings.log_path, "WARN", f"{outcome.summary()}: {warning}", stderr=n == 0)
     log_line(settings.log_path, "INFO", outcome.summary())
+
+
+def _mute_library_logging() -> None:
+    """Keep library log records (the Bolt driver reports each failed connection
+    or routing attempt) off stderr: with no handler anywhere, ``logging``'s
+    last-resort handler would print them. Our own line goes to the log file.
+    Only on the Memgraph path: its driver imports ``logging`` anyway, and the
+    embedded path must not pay for it."""
+    import logging
+
+    logging.getLogger().addHandler(logging.NullHandler())
 
 
 def _read_payload(argv: list[str]) -> Any:

@@ -9,6 +9,15 @@ idempotent, even a file replayed twice (a replayer killed after writing,
 before deleting) stores nothing twice. A payload the store rejects as invalid
 (or that fails for any reason but the store) is moved to ``rejected/``
 instead of being retried forever.
+
+A spool file is ``{"user_id": ..., "payload": {...}}``: the user the event
+belongs to is resolved when it is spooled and used again on replay, so that
+an event spooled by alice's hook stays alice's whoever replays it (a cron
+job, another account sharing the state directory). ``user_id`` is null only
+for an event kept because the settings themselves were unusable (see
+``runner``): that one is applied under the replayer's user_id, i.e. the
+corrected settings. (No build that wrote bare payloads was ever released,
+so no older format is read.)
 """
 
 from __future__ import annotations
@@ -19,7 +28,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sessions_graph.hooks.handle import handle_payload, is_store_fault
+from sessions_graph.hooks.handle import PayloadError, handle_payload, is_store_fault
 from sessions_graph.hooks.log import log_line
 
 if TYPE_CHECKING:
@@ -35,8 +44,15 @@ _CLAIM = ".claim-"
 _counter = 0
 
 
-def spool_payload(settings: Settings, payload: dict[str, Any], *, rejected: bool = False) -> Path:
-    """Write ``payload`` to the spool (or, with ``rejected``, set it aside in
+def spool_payload(
+    settings: Settings,
+    payload: dict[str, Any],
+    *,
+    user_id: str | None,
+    rejected: bool = False,
+) -> Path:
+    """Write ``payload`` and the ``user_id`` it belongs to (None: whoever
+    replays it) to the spool (or, with ``rejected``, set it aside in
     ``rejected/`` for a human) atomically; return the file's path."""
     global _counter
     _counter += 1
@@ -48,7 +64,8 @@ def spool_payload(settings: Settings, payload: dict[str, Any], *, rejected: bool
     name = f"{time.time_ns():020d}-{os.getpid():08d}-{_counter:04d}.json"
     tmp = directory / f".{name}.tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(kept, fh, ensure_ascii=False)
+        # ASCII escapes: a lone surrogate in the payload cannot be written as UTF-8.
+        json.dump({"user_id": user_id, "payload": kept}, fh)
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, directory / name)
@@ -80,8 +97,8 @@ def replay_spool(graph: SessionsGraph, settings: Settings) -> int:
             continue  # another process claimed it first
         os.utime(claimed)  # the claim's age, for stale-claim release
         try:
-            payload = json.loads(claimed.read_text(encoding="utf-8"))
-            outcome = handle_payload(graph, settings, payload)
+            payload, user_id = _read_record(claimed)
+            outcome = handle_payload(graph, settings, payload, user_id or settings.user_id)
         except Exception as exc:
             if is_store_fault(exc):
                 os.rename(claimed, path)
@@ -92,6 +109,14 @@ def replay_spool(graph: SessionsGraph, settings: Settings) -> int:
         replayed += 1
         log_line(settings.log_path, "INFO", f"replayed {path.name}: {outcome.summary()}")
     return replayed
+
+
+def _read_record(path: Path) -> tuple[Any, str | None]:
+    """(payload, user_id) of a spool file."""
+    record = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(record, dict) or "payload" not in record:
+        raise PayloadError("not a spool record: no payload")
+    return record["payload"], record.get("user_id")
 
 
 def _reject(settings: Settings, claimed: Path, name: str, exc: Exception) -> None:
