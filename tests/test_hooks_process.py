@@ -476,6 +476,28 @@ def test_a_spooled_event_stays_with_the_user_who_spooled_it(
     assert root is not None and root.user_id == "root"
 
 
+def test_a_lone_surrogate_in_a_transcript_does_not_stop_capture(
+    tmp_path: Path, db: Path, store: SQLiteEngine
+) -> None:
+    t = ClaudeTranscript(tmp_path / "s.jsonl", "s-sur")
+    t.user("read the file")
+    t.tool_use("Read", {"path": "bin.dat"}, "bytes: \ud800 end")  # written as "\ud800"
+    assert "\\ud800" in t.path.read_text()
+    t.assistant("done")
+    assert_quiet(hook(claude_payload("Stop", "s-sur", t.path)))
+    graph = SessionsGraph(engine=store)
+    actions = graph.get_actions("s-sur")
+    assert [a.action_type for a in actions] == [
+        "user_message",
+        "tool_call",
+        "tool_result",
+        "assistant_message",
+    ]
+    assert actions[2].text == "bytes: \ufffd end"
+    assert graph.get_session("s-sur").reconciliation_status == "pending"  # type: ignore[union-attr]
+    assert not pending_files(load_settings())
+
+
 def _closed_port() -> int:
     import socket
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from test_hooks_helpers import ClaudeTranscript, codex_rollout_lines
+import pytest
+from test_hooks_helpers import ClaudeTranscript, claude_payload, codex_rollout_lines
 
-from sessions_graph.hooks import codex
+from sessions_graph.hooks import codex, transcript
 from sessions_graph.hooks.handle import project_key, prompt_action
 from sessions_graph.hooks.transcript import import_actions, read_complete_lines
 
@@ -18,7 +19,7 @@ def test_claude_transcript_yields_messages_tool_calls_and_results(tmp_path: Path
     prompt = t.user("Fix the failing test")
     tool_id, _, _ = t.tool_use("Bash", {"command": "pytest -x"}, "1 failed")
     answer = t.assistant("Fixed it.")
-    actions, cursor = import_actions(t.path, 0, "s1")
+    actions, cursor, _ = import_actions(t.path, 0, "s1")
     assert cursor == t.path.stat().st_size
     assert [a["action_type"] for a in actions] == [
         "user_message",
@@ -49,22 +50,22 @@ def test_half_written_last_line_is_left_for_next_time(tmp_path: Path) -> None:
     second = json.dumps(t._entry("user", "second")) + "\n"
     with open(t.path, "a") as fh:
         fh.write(second[:25])
-    actions, cursor = import_actions(t.path, 0, "s1")
+    actions, cursor, _ = import_actions(t.path, 0, "s1")
     assert [a["text"] for a in actions] == ["first"]
     assert cursor == complete
     with open(t.path, "a") as fh:
         fh.write(second[25:])
-    actions, cursor = import_actions(t.path, cursor, "s1")
+    actions, cursor, _ = import_actions(t.path, cursor, "s1")
     assert [a["text"] for a in actions] == ["second"]
     assert cursor == t.path.stat().st_size
-    assert import_actions(t.path, cursor, "s1") == ([], cursor)
+    assert import_actions(t.path, cursor, "s1") == ([], cursor, 0)
 
 
 def test_missing_transcript_is_empty_and_shrunk_one_is_reread(tmp_path: Path) -> None:
-    assert read_complete_lines(tmp_path / "nope.jsonl", 0) == ([], 0)
+    assert read_complete_lines(tmp_path / "nope.jsonl", 0) == ([], 0, 0)
     path = tmp_path / "s.jsonl"
     path.write_text('{"a": 1}\n')
-    lines, cursor = read_complete_lines(path, 10_000)
+    lines, cursor, _ = read_complete_lines(path, 10_000)
     assert lines == [(0, b'{"a": 1}\n')] and cursor == 9
 
 
@@ -84,7 +85,7 @@ def test_malformed_and_hostile_lines_are_skipped(tmp_path: Path) -> None:
         json.dumps(good),
     ]
     path.write_text("\n".join(lines) + "\n")
-    actions, _ = import_actions(path, 0, "s1")
+    actions, _, _ = import_actions(path, 0, "s1")
     assert [(a["action_id"], a["text"]) for a in actions] == [("u-1", "ok")]
 
 
@@ -96,7 +97,7 @@ def test_meta_and_system_entries_become_system_messages(tmp_path: Path) -> None:
         {"type": "user", "uuid": "m3", "message": {"content": [{"type": "image", "source": {}}]}},
     ]
     path.write_text("".join(json.dumps(e) + "\n" for e in entries))
-    actions, _ = import_actions(path, 0, "s1")
+    actions, _, _ = import_actions(path, 0, "s1")
     assert [(a["action_id"], a["action_type"]) for a in actions] == [
         ("m1", "system_message"),
         ("m2", "system_message"),
@@ -106,7 +107,7 @@ def test_meta_and_system_entries_become_system_messages(tmp_path: Path) -> None:
 def test_codex_rollout_lines(tmp_path: Path) -> None:
     path = tmp_path / "rollout-2026-11-29T10-00-00-abc.jsonl"
     path.write_text("".join(json.dumps(e) + "\n" for e in codex_rollout_lines("cx1")))
-    actions, _ = import_actions(path, 0, "cx1")
+    actions, _, _ = import_actions(path, 0, "cx1")
     assert [(a["action_type"], a["text"]) for a in actions] == [
         ("system_message", "<environment_context>cwd</environment_context>"),
         ("user_message", "list files"),
@@ -116,7 +117,7 @@ def test_codex_rollout_lines(tmp_path: Path) -> None:
     ]
     assert actions[2]["tool_name"] == "shell" and actions[2]["tool_use_id"] == "call_1"
     assert actions[3]["tool_use_id"] == "call_1" and not actions[3]["is_error"]
-    again, _ = import_actions(path, 0, "cx1")
+    again, _, _ = import_actions(path, 0, "cx1")
     assert [a["action_id"] for a in again] == [a["action_id"] for a in actions]
     assert len({a["action_id"] for a in actions}) == len(actions)
 
@@ -129,7 +130,7 @@ def test_codex_legacy_bare_items(tmp_path: Path) -> None:
         )
         + "\n"
     )
-    actions, _ = import_actions(path, 0, "cx1")
+    actions, _, _ = import_actions(path, 0, "cx1")
     assert [(a["action_type"], a["text"]) for a in actions] == [("user_message", "hi")]
 
 
@@ -166,3 +167,117 @@ def test_project_key_is_git_root_name(tmp_path: Path) -> None:
     assert project_key(str(repo / "src" / "pkg")) == "myrepo"
     assert project_key(str(tmp_path / "plain")) == "plain"
     assert project_key(None) is None
+
+
+def test_a_line_longer_than_the_read_window_is_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the skip the cursor never moves past such a line: capture stops."""
+    monkeypatch.setattr(transcript, "MAX_READ_BYTES", 1024)
+    monkeypatch.setattr(transcript, "SKIP_STEP_BYTES", 7)  # the scan crosses many steps
+    t = ClaudeTranscript(tmp_path / "s.jsonl", "s1")
+    t.user("before")
+    start = t.path.stat().st_size
+    t.user("x" * 3000)  # one line of over 3000 bytes
+    after = t.path.stat().st_size
+    t.user("after")
+    actions, cursor, skipped = import_actions(t.path, 0, "s1")
+    assert [a["text"] for a in actions] == ["before"] and skipped == 0
+    assert cursor == start
+    actions, cursor, skipped = import_actions(t.path, cursor, "s1")
+    assert skipped == after - start
+    assert [a["text"] for a in actions] == ["after"]
+    assert cursor == t.path.stat().st_size
+
+
+def test_an_over_long_line_still_being_written_holds_the_cursor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(transcript, "MAX_READ_BYTES", 64)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"type": "user", "content": "' + b"x" * 500)  # no newline yet
+    assert read_complete_lines(path, 0) == ([], 0, 0)
+    with open(path, "ab") as fh:
+        fh.write(b'"}\n{"a": 1}\n')
+    lines, cursor, skipped = read_complete_lines(path, 0)
+    assert lines == [(skipped, b'{"a": 1}\n')] and cursor == path.stat().st_size
+
+
+def test_lone_surrogates_become_replacement_characters(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    lone = "\ud800"
+    entries = [
+        {"type": "user", "uuid": "u-1", "message": {"content": f"a{lone}b"}},
+        {
+            "type": "assistant",
+            "uuid": "u-2",
+            "message": {
+                "content": [{"type": "tool_use", "id": f"t{lone}", "name": "R", "input": lone}]
+            },
+        },
+        {
+            "type": "user",
+            "uuid": "u-3",
+            "message": {
+                "content": [{"type": "tool_result", "content": [{"type": "text", "text": lone}]}]
+            },
+        },
+    ]
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))  # "\ud800" escapes
+    actions, _, _ = import_actions(path, 0, "s1")
+    assert [a["action_id"] for a in actions] == ["u-1", "u-2", "u-3"]
+    for action in actions:
+        for value in action.values():
+            if isinstance(value, str):
+                value.encode("utf-8")  # storable: no lone surrogate left
+    assert actions[0]["text"] == "a\ufffdb"
+    assert actions[1]["tool_use_id"] == "t\ufffd"
+
+
+def test_the_hook_moves_the_import_cursor_through_the_facade(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The façade validates the cursor; the engine's methods are not called directly."""
+    from sessions_graph.engines.sqlite import SQLiteEngine
+    from sessions_graph.graph import SessionsGraph
+    from sessions_graph.hooks.handle import handle_payload
+    from sessions_graph.settings import Settings
+
+    settings = Settings(db=str(tmp_path / "x.db"), state_dir=str(tmp_path / "state"))
+    graph = SessionsGraph(engine=SQLiteEngine(settings.db), settings=settings)
+    calls: list[str] = []
+    for name in ("import_cursor", "set_import_cursor"):
+        original = getattr(graph, name)
+        monkeypatch.setattr(
+            graph, name, lambda *a, _o=original, _n=name: calls.append(_n) or _o(*a)
+        )
+    t = ClaudeTranscript(tmp_path / "s.jsonl", "s1")
+    t.user("hello")
+    payload = json.loads(claude_payload("Stop", "s1", t.path))
+    assert handle_payload(graph, settings, payload, "alice").added == 1
+    assert calls == ["import_cursor", "set_import_cursor"]
+    assert graph.import_cursor("s1", str(t.path)) == t.path.stat().st_size
+    graph.close()
+
+
+def test_an_over_long_line_is_one_warning_and_the_session_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sessions_graph.engines.sqlite import SQLiteEngine
+    from sessions_graph.graph import SessionsGraph
+    from sessions_graph.hooks.handle import handle_payload
+    from sessions_graph.settings import Settings
+
+    monkeypatch.setattr(transcript, "MAX_READ_BYTES", 1024)
+    settings = Settings(db=str(tmp_path / "x.db"), state_dir=str(tmp_path / "state"))
+    graph = SessionsGraph(engine=SQLiteEngine(settings.db), settings=settings)
+    t = ClaudeTranscript(tmp_path / "s.jsonl", "s1")
+    t.user("y" * 3000)
+    t.user("short")
+    payload = json.loads(claude_payload("Stop", "s1", t.path))
+    outcome = handle_payload(graph, settings, payload, "alice")
+    assert len(outcome.warnings) == 1 and "skipped a transcript line" in outcome.warnings[0]
+    assert [a.text for a in graph.get_actions("s1")] == ["short"]
+    assert handle_payload(graph, settings, payload, "alice").warnings == []  # reported once
+    assert graph.get_session("s1").reconciliation_status == "pending"  # type: ignore[union-attr]
+    graph.close()

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from sessions_graph.errors import SessionsGraphError, StoreError
 from sessions_graph.hooks import codex
-from sessions_graph.hooks.actions import Action, make_action
+from sessions_graph.hooks.actions import Action, clean_text, make_action
 from sessions_graph.hooks.transcript import TranscriptError, import_actions
 from sessions_graph.validation import check_id
 
@@ -97,7 +97,7 @@ def handle_payload(graph: SessionsGraph, settings: Settings, payload: Any, user_
     event, session_id = validate(payload)
     user_id = check_id(user_id, "user_id")
     outcome = Outcome(event, session_id)
-    cwd = payload.get("cwd") or None
+    cwd = clean_text(payload["cwd"]) if payload.get("cwd") else None
     if event in ("SessionStart", "agent-turn-complete"):
         graph.record_session_start(
             session_id, user_id=user_id, cwd=cwd, project_key=project_key(cwd)
@@ -136,16 +136,21 @@ def _import_transcript(
         outcome.warnings.append(f"transcript_path is not a .jsonl file: {transcript[:200]}")
         return 0
     source = str(path)
-    offset = graph.engine.get_import_cursor(session_id, source)
+    offset = graph.import_cursor(session_id, source)
     try:
-        actions, new_offset = import_actions(path, offset, session_id)
+        actions, new_offset, skipped = import_actions(path, offset, session_id)
     except TranscriptError as exc:
         outcome.warnings.append(str(exc))
         return 0
+    if skipped:
+        # Without the skip the cursor could never pass this line (see transcript.py).
+        outcome.warnings.append(
+            f"skipped a transcript line of {skipped} bytes, longer than one read, in {source}"
+        )
     added = graph.record_actions(session_id, actions, user_id=user_id) if actions else 0
     if new_offset != offset:
         # After the actions: a crash in between re-reads lines, it never skips them.
-        graph.engine.set_import_cursor(session_id, source, new_offset)
+        graph.set_import_cursor(session_id, source, new_offset)
     return added
 
 
