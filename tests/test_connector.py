@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import time
+import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import Enum
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from sessions_graph import SessionsGraph
 from sessions_graph.connector import SessionsGraphConnector
@@ -174,21 +176,38 @@ def test_agent_context_graph_events_unchanged(graph: SessionsGraph) -> None:
     assert graph.get_session("acg-1").ended_at is not None  # type: ignore[union-attr]
 
 
-def test_auto_reconcile_spawns_a_detached_child_and_returns(graph: SessionsGraph) -> None:
+def test_auto_reconcile_spawns_a_detached_child_and_returns(
+    graph: SessionsGraph, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``on_event`` returns while the child cannot have finished: the child is
+    held at interpreter start-up (a ``sitecustomize`` on its PYTHONPATH) until
+    this test opens a gate, so the order is proven without timing anything."""
+    gate, held = tmp_path / "gate-open", tmp_path / "child-held"
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        "import os, time\n"
+        f"open({str(held)!r}, 'w').close()\n"
+        "deadline = time.monotonic() + 120  # never an orphan waiting forever\n"
+        f"while not os.path.exists({str(gate)!r}) and time.monotonic() < deadline:\n"
+        "    time.sleep(0.01)\n"
+    )
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))
+    )
     log = reconcile_log_path(graph.settings)
     connector = SessionsGraphConnector(graph, auto_reconcile=True)
     connector.on_event(SessionStartEvent("s-r", user_id="alice"))
     connector.on_event(TurnEndEvent("s-r"))
     assert connector.last_reconcile is None  # never on turn end
-    started = time.monotonic()
     connector.on_event(SessionEndEvent("s-r"))
-    elapsed = time.monotonic() - started
     child = connector.last_reconcile
     assert child is not None
-    assert child.poll() is None, "on_event must return before the child finishes"
-    assert elapsed < 1.0
+    assert child.poll() is None, "on_event returned while the child is still held at the gate"
     assert child.args[-4:] == ["sessions_graph", "reconcile", "--session", "s-r"]
+    gate.touch()
     child.wait(timeout=60)
+    assert held.exists(), "the gate was in force (else this test proves nothing)"
     # The child really ran: whatever reconcile says (done, or not configured)
     # went to the log, not to our stdout.
     assert Path(log).read_text().strip()
