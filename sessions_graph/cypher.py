@@ -39,18 +39,63 @@ def root() -> Path:
 
 @cache
 def load(name: str) -> str:
-    """The query ``name`` (e.g. ``"memory/save"``), with comment lines removed."""
+    """The query ``name`` (e.g. ``"memory/save"``), without its comments."""
     if not _NAME.fullmatch(name):
         raise ValueError(f"invalid query name {name!r}")
     path = root() / f"{name}.cypher"
-    text = path.read_text(encoding="utf-8")
-    lines = [line for line in text.splitlines() if not line.lstrip().startswith("//")]
-    return "\n".join(lines).strip()
+    text = _strip_comments(path.read_text(encoding="utf-8"))
+    lines = [line.rstrip() for line in text.splitlines() if line.strip()]
+    return "\n".join(lines)
 
 
 def statements(name: str) -> list[str]:
-    """A script file (``schema/*``): its statements, one per ``;``-ended line."""
-    return [s.strip() for s in load(name).split(";") if s.strip()]
+    """A file's statements, split at each ``;`` outside quotes.
+
+    Bolt runs one statement per call, so a script file (``schema/*``) is run
+    statement by statement; every other file must hold exactly one."""
+    return [s.strip() for s in _split(load(name)) if s.strip()]
+
+
+def _scan(text: str) -> list[tuple[str, str]]:
+    """Cut Cypher into ("code" | "quoted" | "comment", text) pieces, so that
+    ``//``, ``/*`` and ``;`` inside a string or backticked name are left alone."""
+    pieces: list[tuple[str, str]] = []
+    i, n, start = 0, len(text), 0
+    while i < n:
+        c = text[i]
+        if c in "'\"`":
+            end = i + 1
+            while end < n and text[end] != c:
+                end += 2 if text[end] == "\\" and c != "`" else 1
+            pieces += [("code", text[start:i]), ("quoted", text[i : end + 1])]
+            i = start = end + 1
+        elif text.startswith(("//", "/*"), i):
+            # A line comment ends before its newline, which stays as whitespace.
+            closer, kept = ("\n", 1) if text[i + 1] == "/" else ("*/", 0)
+            end = text.find(closer, i + 2)
+            end = n if end < 0 else end + len(closer) - kept
+            pieces += [("code", text[start:i]), ("comment", text[i:end])]
+            i = start = end
+        else:
+            i += 1
+    pieces.append(("code", text[start:]))
+    return pieces
+
+
+def _strip_comments(text: str) -> str:
+    return "".join(piece for kind, piece in _scan(text) if kind != "comment")
+
+
+def _split(text: str) -> list[str]:
+    parts = [""]
+    for kind, piece in _scan(text):
+        if kind != "code":
+            parts[-1] += piece
+            continue
+        first, *rest = piece.split(";")
+        parts[-1] += first
+        parts += rest
+    return parts
 
 
 def names() -> list[str]:

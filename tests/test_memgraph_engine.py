@@ -72,6 +72,72 @@ def test_schema_script_has_the_constraints_and_text_index() -> None:
     assert len(cypher.statements("schema/drop")) == len(setup)
 
 
+#: Scripts run statement by statement (``MemgraphEngine.setup`` / ``drop``).
+SCRIPTS = {"schema/setup", "schema/drop"}
+
+
+def test_every_query_file_is_one_statement() -> None:
+    # Bolt runs one statement per call: a second statement in a file that is
+    # sent whole would fail on the server, never here.
+    for name in cypher.names():
+        parts = cypher.statements(name)
+        if name in SCRIPTS:
+            assert len(parts) > 1, name
+        else:
+            assert parts == [cypher.load(name).rstrip(";").strip()], name
+
+
+def test_statement_splitting_respects_quotes_and_comments() -> None:
+    text = cypher._strip_comments(
+        "MATCH (n) // a; b\nWHERE n.x = 'a;b//c' /* x;\ny */ RETURN n;\n"
+        'CREATE (:`we;ird` {s: "q\\";"});'
+    )
+    parts = [p.strip() for p in cypher._split(text) if p.strip()]
+    assert parts == [
+        "MATCH (n) \nWHERE n.x = 'a;b//c'  RETURN n",
+        'CREATE (:`we;ird` {s: "q\\";"})',
+    ]
+
+
+#: Constructs Memgraph does not support or document, with the reason; checked
+#: against every query file (comments excluded). Sources: pages/querying/
+#: differences-in-cypher-implementations.mdx ("Unsupported constructs",
+#: "Unsupported functions"), pages/fundamentals/constraints.mdx, indexes.mdx.
+DENIED = {
+    r"\bEXISTS\s*\{": "EXISTS subqueries: only partly supported (no WHERE, no nesting)",
+    r"\bCOUNT\s*\{": "COUNT subqueries are not supported; use count()",
+    r"\bCOLLECT\s*\{": "COLLECT subqueries are not supported; use collect()",
+    r"\bexists\s*\(\s*\w+\.\w+\s*\)": "exists(n.prop) is not supported; use IS NOT NULL",
+    r"\bsize\s*\(\s*\(": "patterns inside functions (size((n)-->())) are not supported",
+    r"\[\s*\(": "pattern comprehensions: patterns in expressions only work in exists()",
+    r"\bIS\s*::": "type predicate expressions are not supported; use valueType()",
+    r"\b(elementId|isEmpty|nullIf|normalize|percentile\w+|stDev\w*)\s*\(": (
+        "functions listed as unsupported (elementId: use id())"
+    ),
+    r"\bto(Boolean|Float|Integer|String)(List|OrNull)\s*\(": "conversion functions not supported",
+    r"\bshortestPath\s*\(": "Neo4j's shortestPath; Memgraph uses [*BFS]",
+    r"\bREQUIRE\b|\bFOR\s*\(": "Neo4j constraint/index DDL; Memgraph documents ON ... ASSERT",
+    r"\bIF\s+NOT\s+EXISTS\b": "not documented for index/constraint DDL; setup tolerates errors",
+    r"\bOFFSET\b": "Neo4j 5's SKIP synonym, not in Memgraph's grammar; not a name either",
+    r"\bapoc\.|\bdb\.index\.fulltext": "Neo4j plugins; Memgraph's full-text is text_search.*",
+    r"\btext_search\.search_all\b": "searches every property: bypasses the data.user_key scope",
+}
+
+
+@pytest.mark.parametrize("pattern", sorted(DENIED))
+def test_no_query_uses_an_undocumented_construct(pattern: str) -> None:
+    users = [n for n in cypher.names() if re.search(pattern, cypher.load(n), re.IGNORECASE)]
+    assert not users, (DENIED[pattern], users)
+
+
+def test_search_passes_the_limit_in_the_config_map() -> None:
+    # text_search.search(index, query, config): the limit (default 1000) is a
+    # config key; its YIELD columns are node and score.
+    query = cypher.load("memory/search")
+    assert "text_search.search('memory_content_index', $query, {limit: $search_limit})" in query
+    assert "YIELD node, score" in query
+
+
 def test_loader_refuses_path_like_names() -> None:
     with pytest.raises(ValueError):
         cypher.load("../pyproject")
@@ -148,6 +214,31 @@ def test_transient_errors(exc: Exception) -> None:
 )
 def test_permanent_errors(exc: Exception) -> None:
     assert not memgraph.is_transient(exc)
+
+
+@pytest.mark.parametrize(
+    ("message", "tolerated"),
+    [
+        # Memgraph's own wording, typographic apostrophe included.
+        ('Text index "memory_content_index" doesn\u2019t exist.', memgraph._DOES_NOT_EXIST),
+        ('Text index "memory_content_index" already exists.', memgraph._EXISTS_ALREADY),
+    ],
+)
+def test_schema_statements_tolerate_present_or_absent_objects(
+    monkeypatch: pytest.MonkeyPatch, message: str, tolerated: tuple[str, ...]
+) -> None:
+    engine = memgraph.MemgraphEngine("bolt://127.0.0.1:1", max_attempts=1)
+
+    def fail(work: object) -> None:
+        raise memgraph.translate_error(_error(neo4j_errors.ClientError, message), "here")
+
+    monkeypatch.setattr(engine, "_call", fail)
+    try:
+        engine._ddl("DROP TEXT INDEX memory_content_index", tolerated)
+        with pytest.raises(StoreError):
+            engine._ddl("DROP TEXT INDEX memory_content_index", ("unrelated",))
+    finally:
+        engine.close()
 
 
 def test_error_translation() -> None:
