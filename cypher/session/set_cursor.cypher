@@ -1,2 +1,2 @@
 MATCH (s:Session {session_id: $session_id})
-SET s.import_source = $source, s.import_offset = $offset
+SET s.import_source = $source, s.import_offset = $import_offset
