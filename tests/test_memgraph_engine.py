@@ -266,11 +266,26 @@ def test_bad_uri_is_unavailable_and_hides_the_password() -> None:
     assert "secret" not in str(info.value)
 
 
-def test_an_unresolvable_address_is_unavailable() -> None:
-    engine = memgraph.MemgraphEngine("bolt://localhost:notaport", max_attempts=1)
+def test_a_malformed_port_is_unavailable_at_once() -> None:
+    with pytest.raises(StoreUnavailableError, match="cannot use Memgraph URI"):
+        memgraph.MemgraphEngine("bolt://localhost:notaport", max_attempts=1)
+
+
+def test_a_refusal_inside_a_transaction_stays_a_validation_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The owner check runs inside the write function; it must surface as the
+    package's MemoryValidationError (as on the embedded engine), never as a
+    store fault, or a hook would spool the event for ever."""
+    engine = memgraph.MemgraphEngine("bolt://127.0.0.1:1", max_attempts=1)
+
+    def refuse(work: object) -> None:
+        raise MemoryValidationError("session 's-1' belongs to another user")
+
+    monkeypatch.setattr(engine, "_in_session", refuse)
     try:
-        with pytest.raises(StoreUnavailableError, match="cannot reach Memgraph"):
-            engine.status()
+        with pytest.raises(MemoryValidationError, match="belongs to another user"):
+            engine.add_actions("s-1", "bob", [])
     finally:
         engine.close()
 

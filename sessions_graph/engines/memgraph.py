@@ -216,6 +216,9 @@ class MemgraphEngine(Engine):
         self._session_args: dict[str, Any] = {"database": database} if database else {}
         self._workspaces: set[str] = set()
         try:
+            # The driver would only find a malformed port at the first query,
+            # as a bare ValueError; ``.port`` raises it here, where it is clear.
+            _ = urlsplit(uri).port
             # The driver's own retry loop is switched off so that retrying has
             # one bounded owner, ``_call``.
             self._driver = neo4j.GraphDatabase.driver(
@@ -244,10 +247,6 @@ class MemgraphEngine(Engine):
             return retrying(self._in_session, work)
         except (neo4j_errors.Neo4jError, neo4j_errors.DriverError) as exc:
             raise translate_error(exc, self.location) from None
-        except ValueError as exc:  # the driver's word for an address it cannot resolve
-            raise StoreUnavailableError(
-                f"cannot reach Memgraph at {self.location}: {exc}"
-            ) from None
 
     def _in_session(self, work: Callable[[Any], T]) -> T:
         with self._driver.session(**self._session_args) as session:
