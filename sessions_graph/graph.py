@@ -233,6 +233,13 @@ class SessionsGraph:
         row = self.engine.get_session(session_id)
         return _models().Session(**row) if row else None
 
+    def session_owner(self, session_id: str) -> str | None:
+        """The user_id a session belongs to, or None if it is unknown (cheap:
+        no model is built, so hooks can ask on every event)."""
+        check_id(session_id, "session_id")
+        row = self.engine.get_session(session_id)
+        return row["user_id"] if row else None
+
     def get_actions(self, session_id: str) -> list[Action]:
         """A session's actions, in the order they happened."""
         check_id(session_id, "session_id")

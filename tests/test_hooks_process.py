@@ -525,3 +525,23 @@ def test_memgraph_down_is_one_stderr_line_and_a_spooled_event(
     assert "?" not in result.stderr and "  " not in result.stderr
     assert result.stderr.strip() == f"sessions-graph: {log_lines()[-1].split(' ', 3)[3]}"
     assert len(pending_files(load_settings())) == 1
+
+
+def test_changing_user_id_mid_session_loses_none_of_its_events(
+    tmp_path: Path, store: SQLiteEngine
+) -> None:
+    """The README's setup step (`config set user_id ...`) is often run from
+    inside an agent session: the rest of that session still lands, in its
+    first owner's name."""
+    t = ClaudeTranscript(tmp_path / "s.jsonl", "s-1")
+    t.user("first prompt")
+    assert_quiet(hook(claude_payload("SessionStart", "s-1", t.path)))
+    t.user("second prompt")
+    later = {**os.environ, "SESSIONS_GRAPH_USER_ID": "alice-renamed"}
+    assert_quiet(hook(claude_payload("Stop", "s-1", t.path), env=later))
+    assert_quiet(hook(claude_payload("SessionEnd", "s-1", t.path), env=later))
+    graph = SessionsGraph(engine=store)
+    session = graph.get_session("s-1")
+    assert session is not None and session.user_id == "alice" and session.ended_at
+    assert [a.text for a in graph.get_actions("s-1")] == ["first prompt", "second prompt"]
+    assert not list((tmp_path / "state" / "sessions-graph" / "spool").glob("**/*.json"))

@@ -16,9 +16,11 @@ Which events do what (Claude Code names; Codex hooks use the same ones):
 * a Codex ``notify`` payload (``type: agent-turn-complete``): record the
   turn's messages and mark pending.
 
-The event is recorded for the ``user_id`` passed in: the hook's own setting,
-or, on replay, the one stored with the spooled payload (so an event is never
-re-owned by whoever replays it).
+A session keeps the owner it was created with. The ``user_id`` passed in
+(the hook's own setting, or on replay the one stored with the spooled payload,
+so an event is never re-owned by whoever replays it) names the owner of a
+session the store does not know yet; changing ``user_id`` in the middle of a
+session therefore loses none of its events.
 
 Errors split in two: store faults (``is_store_fault``) may pass if retried
 later, so the caller spools the payload; anything else (``PayloadError``,
@@ -95,7 +97,7 @@ def handle_payload(graph: SessionsGraph, settings: Settings, payload: Any, user_
     """Apply one payload to the store for ``user_id`` (idempotent: replaying
     it changes nothing)."""
     event, session_id = validate(payload)
-    user_id = check_id(user_id, "user_id")
+    user_id = graph.session_owner(session_id) or check_id(user_id, "user_id")
     outcome = Outcome(event, session_id)
     cwd = clean_text(payload["cwd"]) if payload.get("cwd") else None
     if event in ("SessionStart", "agent-turn-complete"):
