@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import getpass
+import hashlib
 import os
 import re
 import sys
@@ -76,10 +77,15 @@ def default_state_dir() -> Path:
 
 def user_id_from_name(name: str) -> str:
     """A valid user_id made from an OS user name: every character an id may not
-    hold becomes ``_``, leading characters that cannot start an id are dropped,
-    and ``default`` stands in when nothing is left (``josé`` → ``jos_``)."""
-    mapped = _NOT_ID_CHAR.sub("_", name).lstrip("._:@-")[:128]
-    return mapped or DEFAULT_USER_ID
+    hold becomes ``_`` and leading characters that cannot start an id are
+    dropped. A name that had to change gets 8 hex digits of its SHA-256, so
+    that two different names never become one user (``josé`` and ``josè``
+    both map to ``jos_``); ``user`` stands in when nothing is left."""
+    mapped = _NOT_ID_CHAR.sub("_", name).lstrip("._:@-")
+    if mapped == name and mapped:
+        return mapped[:128]
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{(mapped or 'user')[:119]}-{digest}"
 
 
 def _default_user() -> str:

@@ -424,7 +424,7 @@ def test_the_default_user_id_is_the_os_name_made_valid(store: SQLiteEngine) -> N
     env = _without_user_id(LOGNAME="josé", USER="josé")
     assert_quiet(hook(claude_payload("SessionStart", "s-jose", None), env=env))
     session = SessionsGraph(engine=store).get_session("s-jose")
-    assert session is not None and session.user_id == "jos_"
+    assert session is not None and session.user_id == "jos_-d994e1d0"
 
 
 @pytest.mark.parametrize(

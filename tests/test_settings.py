@@ -26,13 +26,14 @@ from sessions_graph.validation import check_id
     ("name", "expected"),
     [
         ("alice", "alice"),
-        ("josé", "jos_"),
-        ("first last", "first_last"),
-        ("DOMAIN\\bob", "DOMAIN_bob"),
-        ("_svc", "svc"),
-        ("-.x", "x"),
-        ("ééé", "default"),
-        ("", "default"),
+        ("josé", "jos_-d994e1d0"),
+        ("josè", "jos_-9fec3e04"),
+        ("first last", "first_last-2f809857"),
+        ("DOMAIN\\bob", "DOMAIN_bob-e680180e"),
+        ("_svc", "svc-73fe61d9"),
+        ("-.x", "x-f60e0012"),
+        ("ééé", "user-355b7226"),
+        ("", "user-e3b0c442"),
         ("a" * 300, "a" * 128),
     ],
 )
@@ -41,11 +42,16 @@ def test_default_user_id_is_the_os_name_made_valid(name: str, expected: str) -> 
     check_id(expected, "user_id")
 
 
+def test_different_names_never_become_one_user() -> None:
+    names = ["josé", "josè", "jos_", "first last", "first_last", "иван", "мария", "田中"]
+    assert len({user_id_from_name(n) for n in names}) == len(names)
+
+
 def test_the_default_user_id_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     for var in ("LOGNAME", "USER", "LNAME", "USERNAME"):
         monkeypatch.setenv(var, "josé")
-    assert Settings().user_id == "jos_"
-    assert load_settings().user_id == "jos_"
+    assert Settings().user_id == "jos_-d994e1d0"
+    assert load_settings().user_id == "jos_-d994e1d0"
 
 
 #: Hostile but, where a setting has rules, valid values: every key is covered.
