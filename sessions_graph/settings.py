@@ -103,14 +103,15 @@ def split_url_userinfo(url: str) -> tuple[str, str, str]:
     scheme, sep, rest = url.partition("://")
     if not sep:
         return url, "", ""
-    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
-    userinfo, at, host = rest[:end].rpartition("@")
+    # The last "@" ends the userinfo: people paste passwords with "#", "?",
+    # "/" or "@" unencoded, and Bolt URLs carry no "@" after the host.
+    userinfo, at, host = rest.rpartition("@")
     if not at:
         return url, "", ""
     from urllib.parse import unquote
 
     user, _, password = userinfo.partition(":")
-    return f"{scheme}://{host}{rest[end:]}", unquote(user), unquote(password)
+    return f"{scheme}://{host}", unquote(user), unquote(password)
 
 
 def redact_value(key: str, value: Any) -> Any:

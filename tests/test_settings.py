@@ -171,6 +171,19 @@ def test_redacted_masks_a_url_password() -> None:
     )
 
 
+@pytest.mark.parametrize("password", ["pa#ss", "p/w?x", "p@ss:w"])
+def test_an_unencoded_password_is_still_a_password(tmp_path: Path, password: str) -> None:
+    """People paste passwords unencoded; the last "@" ends them, and they are
+    masked and kept private like any other."""
+    url = f"bolt://neo4j:{password}@db.example:7687"
+    s = Settings(memgraph_url=url)
+    assert (s.memgraph_user, s.memgraph_password) == ("neo4j", password)
+    assert s.memgraph_uri == "bolt://db.example:7687"
+    assert password not in repr(s.redacted())
+    path = write_config_value("memgraph_url", url, tmp_path / "config.toml")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
 def test_a_config_file_holding_a_url_password_is_private(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     write_config_value("db", "/x.db", path)

@@ -48,7 +48,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import neo4j
 import tenacity
@@ -68,6 +68,7 @@ from sessions_graph.query import (
     to_tantivy,
     tokenize,
 )
+from sessions_graph.settings import split_url_userinfo
 from sessions_graph.validation import check_workspace
 
 T = TypeVar("T")
@@ -133,14 +134,11 @@ def translate_error(exc: Exception, location: str) -> StoreError:
 
 def redact_uri(uri: str) -> str:
     """The URI without a password, for status output and error messages."""
-    parts = urlsplit(uri)
-    if parts.password is None:
+    bare, user, password = split_url_userinfo(uri)
+    if not password:
         return uri
-    host = parts.hostname or ""
-    netloc = f"{parts.username}@{host}" if parts.username else host
-    if parts.port:
-        netloc += f":{parts.port}"
-    return urlunsplit(parts._replace(netloc=netloc))
+    scheme, _, rest = bare.partition("://")
+    return f"{scheme}://{user}@{rest}" if user else bare
 
 
 # -- search -------------------------------------------------------------------
