@@ -23,6 +23,7 @@ from sessions_graph.validation import (
     check_limit,
     check_optional_id,
     check_workspace,
+    without_surrogates,
 )
 
 if TYPE_CHECKING:
@@ -188,7 +189,9 @@ class SessionsGraph:
         for name, value in (("cwd", cwd), ("project_key", project_key)):
             if value is not None and (not isinstance(value, str) or len(value) > 4096):
                 raise MemoryValidationError(f"{name} must be a string of at most 4096 characters")
-        self.engine.start_session(session_id, user_id, utcnow(), cwd, project_key)
+        self.engine.start_session(
+            session_id, user_id, utcnow(), _valid_utf8(cwd), _valid_utf8(project_key)
+        )
 
     def record_actions(
         self, session_id: str, actions: Iterable[Mapping[str, Any]], *, user_id: str | None = None
@@ -290,6 +293,7 @@ class SessionsGraph:
         check_id(user_id, "user_id")
         if not isinstance(name, str) or not name.strip() or len(name) > 500:
             raise MemoryValidationError("entity name must be a non-empty string (<= 500 chars)")
+        name = without_surrogates(name)
         return [_models().Session(**r) for r in self.engine.entity_sessions(name.strip(), user_id)]
 
     def forget_session(self, session_id: str) -> dict[str, int]:
@@ -395,7 +399,7 @@ def _run_options(
 def _check_source(source: object) -> str:
     if not isinstance(source, str) or not source or len(source) > 4096:
         raise MemoryValidationError("a transcript source is a path of 1-4096 characters")
-    return source
+    return without_surrogates(source)
 
 
 def _action_row(action: Mapping[str, Any]) -> dict[str, Any]:
@@ -427,11 +431,11 @@ def _action_row(action: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def _valid_utf8(text: str | None) -> str | None:
-    return None if text is None else _SURROGATE.sub("\ufffd", text)
+    return None if text is None else without_surrogates(text)
+
+
+_FRACTION = re.compile(r"\.(\d+)")
 
 
 def _canonical_time(value: str | None) -> str | None:
@@ -439,6 +443,8 @@ def _canonical_time(value: str | None) -> str | None:
     timestamps sort as text on both engines; None if it is not ISO 8601."""
     if value is None:
         return None
+    # Python 3.10's parser takes only 3 or 6 fraction digits: make them 6.
+    value = _FRACTION.sub(lambda m: "." + m.group(1)[:6].ljust(6, "0"), value, count=1)
     try:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:

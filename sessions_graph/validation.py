@@ -76,3 +76,12 @@ def check_workspace(value: object) -> str:
             " up to 63 letters, digits or '_'"
         )
     return value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_surrogates(text: str) -> str:
+    """``text`` with lone UTF-16 surrogates (valid in JSON, not in UTF-8, so
+    unstorable) replaced by U+FFFD: agents' output is recorded, not judged."""
+    return _SURROGATE.sub("\ufffd", text)

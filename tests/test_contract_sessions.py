@@ -144,6 +144,8 @@ def test_long_action_text_is_cut_not_refused(graph: SessionsGraph) -> None:
     ("given", "stored"),
     [
         ("2026-11-29T10:00:00.123Z", "2026-11-29T10:00:00.123000+00:00"),
+        ("2026-11-29T10:00:00.123456789Z", "2026-11-29T10:00:00.123456+00:00"),
+        ("2026-11-29T10:00:00.1+00:00", "2026-11-29T10:00:00.100000+00:00"),
         ("2026-11-29T12:00:00+02:00", "2026-11-29T10:00:00.000000+00:00"),
         ("2026-11-29T10:00:00", "2026-11-29T10:00:00.000000+00:00"),
         ("yesterday", None),
@@ -172,3 +174,15 @@ def test_recording_without_a_user_appends_for_the_sessions_owner(graph: Sessions
     with pytest.raises(MemoryValidationError):
         graph.record_actions("s-1", [_action(2)], user_id="bob")
     assert [a.action_id for a in graph.get_actions("s-1")] == ["a-1"]
+
+
+def test_lone_surrogates_anywhere_in_a_session_are_replaced_not_fatal(
+    graph: SessionsGraph,
+) -> None:
+    graph.record_session_start("s-1", user_id="alice", cwd="/src/\ud800", project_key="p\udfff")
+    session = graph.get_session("s-1")
+    assert session is not None
+    assert (session.cwd, session.project_key) == ("/src/\ufffd", "p\ufffd")
+    graph.set_import_cursor("s-1", "/t/\ud800.jsonl", 7)
+    assert graph.import_cursor("s-1", "/t/\ud800.jsonl") == 7
+    assert graph.entity_sessions("Orion\ud800", user_id="alice") == []

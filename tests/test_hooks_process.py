@@ -545,3 +545,16 @@ def test_changing_user_id_mid_session_loses_none_of_its_events(
     assert session is not None and session.user_id == "alice" and session.ended_at
     assert [a.text for a in graph.get_actions("s-1")] == ["first prompt", "second prompt"]
     assert not list((tmp_path / "state" / "sessions-graph" / "spool").glob("**/*.json"))
+
+
+def test_a_transcript_path_with_a_lone_surrogate_does_not_fail_the_event(
+    tmp_path: Path, store: SQLiteEngine
+) -> None:
+    assert_quiet(hook(claude_payload("SessionStart", "s-1", None)))
+    odd = tmp_path / "s\ud800.jsonl"
+    result = hook(claude_payload("SessionEnd", "s-1", odd))
+    assert result.returncode == 0 and result.stdout == ""
+    assert result.stderr.count("\n") <= 1  # a warning: the transcript cannot be read
+    session = SessionsGraph(engine=store).get_session("s-1")
+    assert session is not None and session.ended_at is not None
+    assert session.reconciliation_status == "pending"

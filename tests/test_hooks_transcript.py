@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from test_hooks_helpers import ClaudeTranscript, claude_payload, codex_rollout_lines
 
+from sessions_graph import SessionsGraph
 from sessions_graph.hooks import codex, transcript
 from sessions_graph.hooks.handle import project_key, prompt_action
 from sessions_graph.hooks.transcript import import_actions, read_complete_lines
@@ -226,12 +227,11 @@ def test_lone_surrogates_become_replacement_characters(tmp_path: Path) -> None:
     path.write_text("".join(json.dumps(e) + "\n" for e in entries))  # "\ud800" escapes
     actions, _, _ = import_actions(path, 0, "s1")
     assert [a["action_id"] for a in actions] == ["u-1", "u-2", "u-3"]
-    for action in actions:
-        for value in action.values():
-            if isinstance(value, str):
-                value.encode("utf-8")  # storable: no lone surrogate left
-    assert actions[0]["text"] == "a\ufffdb"
-    assert actions[1]["tool_use_id"] == "t\ufffd"
+    graph = SessionsGraph(db=str(tmp_path / "s.db"))
+    assert graph.record_actions("s1", actions, user_id="alice") == 3  # storable
+    stored = graph.get_actions("s1")
+    assert stored[0].text == "a\ufffdb"
+    assert stored[1].tool_use_id == "t\ufffd"
 
 
 def test_the_hook_moves_the_import_cursor_through_the_facade(

@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING, Any
 
 from sessions_graph.errors import SessionsGraphError, StoreError
 from sessions_graph.hooks import codex
-from sessions_graph.hooks.actions import Action, clean_text, make_action
+from sessions_graph.hooks.actions import Action, make_action
 from sessions_graph.hooks.transcript import TranscriptError, import_actions
-from sessions_graph.validation import check_id
+from sessions_graph.validation import check_id, without_surrogates
 
 if TYPE_CHECKING:
     from sessions_graph.graph import SessionsGraph
@@ -99,7 +99,9 @@ def handle_payload(graph: SessionsGraph, settings: Settings, payload: Any, user_
     event, session_id = validate(payload)
     user_id = graph.session_owner(session_id) or check_id(user_id, "user_id")
     outcome = Outcome(event, session_id)
-    cwd = clean_text(payload["cwd"]) if payload.get("cwd") else None
+    # A lone surrogate (valid JSON, not a path the OS can take) must not fail
+    # the event: it becomes U+FFFD, and such a transcript is simply not found.
+    cwd = without_surrogates(payload["cwd"]) if payload.get("cwd") else None
     if event in ("SessionStart", "agent-turn-complete"):
         graph.record_session_start(
             session_id, user_id=user_id, cwd=cwd, project_key=project_key(cwd)
@@ -111,6 +113,7 @@ def handle_payload(graph: SessionsGraph, settings: Settings, payload: Any, user_
         return outcome
     transcript = payload.get("transcript_path")
     if transcript:
+        transcript = without_surrogates(transcript)
         outcome.added += _import_transcript(graph, session_id, user_id, transcript, outcome)
     elif event == "UserPromptSubmit":
         action = prompt_action(session_id, payload)
