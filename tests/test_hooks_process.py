@@ -558,3 +558,21 @@ def test_a_transcript_path_with_a_lone_surrogate_does_not_fail_the_event(
     session = SessionsGraph(engine=store).get_session("s-1")
     assert session is not None and session.ended_at is not None
     assert session.reconciliation_status == "pending"
+
+
+def test_an_event_kept_while_the_config_was_broken_is_replayed_from_a_new_state_dir(
+    tmp_path: Path, store: SQLiteEngine
+) -> None:
+    """A config naming its own state_dir but not parsing: the event waits in the
+    default spool, and is still replayed once the config is fixed."""
+    config = tmp_path / "config" / "sessions-graph" / "config.toml"
+    config.parent.mkdir(parents=True)
+    mine = tmp_path / "mystate"
+    config.write_text(f'state_dir = "{mine}"\nllm_model = "a\nb"\n')
+    result = hook(claude_payload("UserPromptSubmit", "s-1", None, prompt="kept for later"))
+    assert result.returncode == 0 and "settings unusable" in result.stderr
+    config.write_text(f'state_dir = "{mine}"\n')
+    assert_quiet(hook(claude_payload("Stop", "s-1", None)))
+    actions = SessionsGraph(engine=store).get_actions("s-1")
+    assert [a.text for a in actions] == ["kept for later"]
+    assert not list((tmp_path / "state" / "sessions-graph" / "spool").glob("*.json"))

@@ -95,8 +95,9 @@ def run(argv: list[str], settings: Settings, settings_problem: Exception | None 
         kept = spool_payload(settings, payload, user_id=None)
         message = (
             f"{event} session={session_id}: not recorded, settings unusable; spooled as"
-            f" {kept.name}, applied by the next hook call or reconcile run once the setting"
-            f" is fixed (sessions-graph config set/unset): {settings_problem}"
+            f" {kept.name}, applied by the next hook call or reconcile run once the settings"
+            f" are fixed (the config file, `sessions-graph config path`, or the environment):"
+            f" {settings_problem}"
         )
         log_line(settings.log_path, "ERROR", message, stderr=True)
         return

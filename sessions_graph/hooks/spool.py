@@ -72,13 +72,27 @@ def spool_payload(
     return directory / name
 
 
+def spool_dirs(settings: Settings) -> list[Path]:
+    """Where spooled payloads may be: the configured spool, and the default
+    one, where a hook keeps an event when the settings do not load at all
+    (so a ``state_dir`` fixed later does not strand it)."""
+    from sessions_graph.settings import default_state_dir
+
+    fallback = default_state_dir() / "spool"
+    return [settings.spool_dir] + ([fallback] if fallback != settings.spool_dir else [])
+
+
 def pending_files(settings: Settings) -> list[Path]:
-    """Spooled payloads not claimed by anyone, oldest first."""
-    try:
-        names = os.listdir(settings.spool_dir)
-    except FileNotFoundError:
-        return []
-    return [settings.spool_dir / n for n in sorted(names) if n.endswith(".json") and n[0] != "."]
+    """Spooled payloads not claimed by anyone, oldest first (names sort in
+    arrival order, whichever spool holds them)."""
+    found = []
+    for directory in spool_dirs(settings):
+        try:
+            names = os.listdir(directory)
+        except FileNotFoundError:
+            continue
+        found += [directory / n for n in names if n.endswith(".json") and n[0] != "."]
+    return sorted(found, key=lambda path: path.name)
 
 
 def replay_spool(graph: SessionsGraph, settings: Settings) -> int:
@@ -127,17 +141,18 @@ def _reject(settings: Settings, claimed: Path, name: str, exc: Exception) -> Non
 
 
 def _release_stale_claims(settings: Settings) -> None:
-    try:
-        entries = list(os.scandir(settings.spool_dir))
-    except FileNotFoundError:
-        return
     now = time.time()
-    for entry in entries:
-        if _CLAIM not in entry.name:
-            continue
+    for directory in spool_dirs(settings):
         try:
-            if now - entry.stat().st_mtime > STALE_CLAIM_SECONDS:
-                original = entry.name.split(_CLAIM, 1)[0]
-                os.rename(entry.path, settings.spool_dir / original)
+            entries = list(os.scandir(directory))
         except FileNotFoundError:
-            continue  # its replayer finished meanwhile
+            continue
+        for entry in entries:
+            if _CLAIM not in entry.name:
+                continue
+            try:
+                if now - entry.stat().st_mtime > STALE_CLAIM_SECONDS:
+                    original = entry.name.split(_CLAIM, 1)[0]
+                    os.rename(entry.path, directory / original)
+            except FileNotFoundError:
+                continue  # its replayer finished meanwhile
