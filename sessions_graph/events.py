@@ -10,12 +10,9 @@ event's content and ``timestamp``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any
 
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+from sessions_graph.clock import utcnow
 
 
 @dataclass
@@ -24,7 +21,7 @@ class SessionStartEvent:
     user_id: str | None = None  # default: the configured user_id
     cwd: str | None = None
     project_key: str | None = None  # default: the git root's name of cwd
-    timestamp: str = field(default_factory=_now)
+    timestamp: str = field(default_factory=utcnow)
 
 
 @dataclass
@@ -32,7 +29,7 @@ class UserMessageEvent:
     session_id: str
     text: str
     action_id: str | None = None
-    timestamp: str = field(default_factory=_now)
+    timestamp: str = field(default_factory=utcnow)
 
 
 @dataclass
@@ -40,7 +37,7 @@ class AssistantMessageEvent:
     session_id: str
     text: str
     action_id: str | None = None
-    timestamp: str = field(default_factory=_now)
+    timestamp: str = field(default_factory=utcnow)
 
 
 @dataclass
@@ -50,7 +47,7 @@ class ToolCallEvent:
     tool_input: Any = None
     tool_use_id: str | None = None
     action_id: str | None = None
-    timestamp: str = field(default_factory=_now)
+    timestamp: str = field(default_factory=utcnow)
 
 
 @dataclass
@@ -61,7 +58,7 @@ class ToolResultEvent:
     tool_name: str | None = None
     is_error: bool = False
     action_id: str | None = None
-    timestamp: str = field(default_factory=_now)
+    timestamp: str = field(default_factory=utcnow)
 
 
 @dataclass
@@ -69,11 +66,11 @@ class TurnEndEvent:
     """The agent finished answering: the session is queued for reconciliation."""
 
     session_id: str
-    timestamp: str = field(default_factory=_now)
+    timestamp: str = field(default_factory=utcnow)
 
 
 @dataclass
 class SessionEndEvent:
     session_id: str
     reason: str | None = None
-    timestamp: str = field(default_factory=_now)
+    timestamp: str = field(default_factory=utcnow)

@@ -112,6 +112,7 @@ def test_commands_act_for_one_user_only(tmp_path: Path) -> None:
         ("memory", "delete", alice_memory),
         ("entities", "--session", "s-a"),
         ("forget", "--session", "s-a"),
+        ("reconcile", "--session", "s-a"),
     ):
         proc = as_user("bob", *args)
         assert proc.returncode == 1, args

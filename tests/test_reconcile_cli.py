@@ -21,8 +21,14 @@ TESTS = Path(__file__).parent
 
 
 def cli_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """The CLI's environment, acting as alice, who owns every seeded session."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SESSIONS_GRAPH_")}
-    env.update(PYTHONPATH=str(TESTS), SESSIONS_GRAPH_DB=str(tmp_path / "cli.db"), **extra)
+    env.update(
+        PYTHONPATH=str(TESTS),
+        SESSIONS_GRAPH_DB=str(tmp_path / "cli.db"),
+        SESSIONS_GRAPH_USER_ID="alice",
+        **extra,
+    )
     return env
 
 
@@ -119,7 +125,7 @@ def test_entities_sessions_forget(tmp_path: Path) -> None:
         seed(graph, 2, 1)
         graph.reconcile_session_sync("s-0", llm_model_func=ScriptedLLM())
         graph.reconcile_session_sync("s-1", llm_model_func=ScriptedLLM())
-    env = {**cli_env(tmp_path), "SESSIONS_GRAPH_USER_ID": "alice"}  # the sessions' owner
+    env = cli_env(tmp_path)
 
     ents = run(env, "entities", "--session", "s-0", "--json")
     found = run(env, "sessions", "--entity", "orion", "--user", "alice")

@@ -121,6 +121,8 @@ def reconcile(
         raise fail("give either --session ID or --pending", 2)
     options = {"concurrency": concurrency, "lease_seconds": lease, "entity_workspace": workspace}
     with open_graph() as graph:
+        if session:
+            owned_session(graph, session, graph.settings.user_id)
         llm_func = _llm_or_exit(graph)
         if session:
             summary = asyncio.run(

@@ -36,6 +36,7 @@ from sessions_graph.clock import utcnow
 from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, RUNNING, Engine, Record
 from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
 from sessions_graph.query import Node, to_fts5
+from sessions_graph.validation import check_workspace
 
 #: How long a writer waits for the lock before giving up, in milliseconds.
 BUSY_TIMEOUT_MS = 30_000
@@ -689,6 +690,7 @@ class SQLiteEngine(Engine):
     def claim_chunks(
         self, hashes: Sequence[str], workspace: str, owner: str, lease_seconds: float
     ) -> set[str]:
+        check_workspace(workspace)
         if not hashes:
             return set()
         now = time.time()
