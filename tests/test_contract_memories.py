@@ -251,3 +251,10 @@ def test_drop_removes_schema_and_data_and_setup_starts_afresh(graph: SessionsGra
     assert graph.get_session("s-1") is None
     graph.save_memory("alice", "fresh")
     assert [m.content for m in graph.search_memories("alice", "fresh")] == ["fresh"]
+
+
+def test_equally_relevant_memories_come_newest_first(graph: SessionsGraph) -> None:
+    ids = [graph.save_memory("alice", "uses ruff for linting").memory_id for _ in range(3)]
+    found = graph.search_memories("alice", "ruff")
+    assert [m.memory_id for m in found] == ids[::-1]
+    assert len({m.score for m in found}) == 1

@@ -414,16 +414,21 @@ class SQLiteEngine(Engine):
         return [dict(r) for r in rows]
 
     def search_memories(self, user_id: str, query: Node, limit: int) -> list[Record]:
-        # bm25() is lower-is-better; the API's score is higher-is-better.
+        # ORDER BY rank alone (FTS5's bm25, lower is better) lets FTS5 hand
+        # rows over already ranked and stop at the limit; any second sort key
+        # makes SQLite sort every match itself, a third slower at 100k
+        # memories. Ties within the page are ordered newest first afterwards.
         rows = self._read(
             f"SELECT {', '.join('m.' + c for c in _MEMORY_COLUMNS.split(', '))},"
-            " -bm25(memories_fts) AS score"
+            " -memories_fts.rank AS score"
             " FROM memories_fts JOIN memories m ON m.rowid = memories_fts.rowid"
             " WHERE memories_fts MATCH ? AND m.user_id = ?"
-            " ORDER BY bm25(memories_fts), m.created_at DESC LIMIT ?",
+            " ORDER BY memories_fts.rank LIMIT ?",
             (to_fts5(query), user_id, limit),
         )
-        return [dict(r) for r in rows]
+        records = [dict(r) for r in rows]
+        records.sort(key=lambda r: (r["score"], r["created_at"], r["memory_id"]), reverse=True)
+        return records
 
     def update_memory(
         self, memory_id: str, content: str, updated_at: str, user_id: str | None = None
