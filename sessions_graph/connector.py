@@ -18,12 +18,11 @@ What each event does:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 from typing import TYPE_CHECKING, Any
 
-from sessions_graph.hooks.actions import Action, make_action, short
+from sessions_graph.hooks.actions import Action, digest, make_action, short
 from sessions_graph.hooks.claude import content_text
 from sessions_graph.hooks.handle import project_key
 
@@ -175,4 +174,4 @@ def _id(event: Any, kind: str, discriminator: str | None, text: str) -> str:
     if given:
         return str(given)
     key = f"{event.session_id}\0{kind}\0{discriminator or ''}\0{text}"
-    return "ev-" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return "ev-" + digest(key)

@@ -8,6 +8,15 @@ from typing import Any
 Action = dict[str, Any]
 
 
+def digest(text: str) -> str:
+    """A short stable hash of ``text`` for derived action ids (hooks and the
+    connector derive ids the same way)."""
+    # hashlib loads OpenSSL (~2 ms): imported only when an id must be derived.
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
 def short(value: Any) -> str | None:
     """A string field the store accepts (<= 512 chars), else None."""
     return value if isinstance(value, str) and len(value) <= 512 else None

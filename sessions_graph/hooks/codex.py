@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sessions_graph.hooks.actions import Action, make_action, short
+from sessions_graph.hooks.actions import Action, digest, make_action, short
 from sessions_graph.hooks.claude import content_text
 
 #: ``payload.type`` values of response items that are tool calls.
@@ -41,14 +41,6 @@ ITEM_TYPES = frozenset({"message"}) | _CALL_TYPES | _RESULT_TYPES
 
 #: User-role messages Codex injects itself (environment, AGENTS.md, ...).
 _INJECTED_PREFIXES = ("<environment_context>", "<user_instructions>", "<permissions", "# AGENTS.md")
-
-
-def digest(text: str) -> str:
-    """A short stable hash of ``text`` for derived action ids."""
-    # hashlib loads OpenSSL (~2 ms): imported only when an id must be derived.
-    import hashlib
-
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def line_id(session_id: str, offset: int, index: int = 0) -> str:

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from sessions_graph.errors import SessionsGraphError, StoreError
 from sessions_graph.hooks import codex
-from sessions_graph.hooks.actions import Action, make_action
+from sessions_graph.hooks.actions import Action, digest, make_action
 from sessions_graph.hooks.transcript import TranscriptError, import_actions
 from sessions_graph.validation import check_id, without_surrogates
 
@@ -173,7 +173,7 @@ def prompt_action(session_id: str, payload: dict[str, Any]) -> Action | None:
         return None
     turn = payload.get("turn_id") if isinstance(payload.get("turn_id"), str) else ""
     key = f"{session_id}\0UserPromptSubmit\0{turn}\0{prompt}"
-    action_id = "up-" + codex.digest(key)
+    action_id = "up-" + digest(key)
     return make_action(action_id, "user_message", prompt, None)
 
 
