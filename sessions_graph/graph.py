@@ -7,12 +7,10 @@ limits, query syntax, timestamps); engines only store and fetch.
 from __future__ import annotations
 
 import re
-import uuid
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from sessions_graph import query as query_lang
 from sessions_graph.clock import utcnow
 from sessions_graph.engines.base import ACTION_TYPES, Engine
 from sessions_graph.errors import ConfigError, MemoryValidationError
@@ -48,7 +46,9 @@ def open_engine(settings: Settings, *, fail_fast: bool = False) -> Engine:
 
     ``fail_fast`` is for hooks: a Memgraph server that is down is reported
     after a short try (the hook then spools the event) instead of after the
-    full retry budget a batch job can afford.
+    full retry budget a batch job can afford, and the embedded file's WAL is
+    left in place for the next hook process instead of being checkpointed
+    and deleted by each one.
     """
     if settings.engine_name == "memgraph":
         from sessions_graph.engines.memgraph import MemgraphEngine
@@ -67,7 +67,7 @@ def open_engine(settings: Settings, *, fail_fast: bool = False) -> Engine:
         )
     from sessions_graph.engines.sqlite import SQLiteEngine
 
-    return SQLiteEngine(settings.db)
+    return SQLiteEngine(settings.db, checkpoint_on_close=not fail_fast)
 
 
 class SessionsGraph:
@@ -117,6 +117,8 @@ class SessionsGraph:
         check_id(user_id, "user_id")
         check_content(content)
         check_optional_id(session_id, "session_id")
+        import uuid  # off the hook path, which never saves a memory
+
         now = utcnow()
         row = {
             "memory_id": str(uuid.uuid4()),
@@ -153,6 +155,8 @@ class SessionsGraph:
         ``query`` uses Tantivy's syntax (words, "phrases", AND / OR / NOT,
         parentheses, ``prefix*``); anything else raises ``InvalidQueryError``.
         """
+        from sessions_graph import query as query_lang  # hooks that only capture never search
+
         check_id(user_id, "user_id")
         parsed = query_lang.parse(query)
         rows = self.engine.search_memories(user_id, parsed, check_limit(limit))

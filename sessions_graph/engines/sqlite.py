@@ -30,16 +30,21 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sessions_graph.clock import utcnow
 from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, RUNNING, Engine, Record
 from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
-from sessions_graph.query import Node, to_fts5
 from sessions_graph.validation import check_workspace
+
+if TYPE_CHECKING:
+    from sessions_graph.query import Node
 
 #: How long a writer waits for the lock before giving up, in milliseconds.
 BUSY_TIMEOUT_MS = 30_000
+#: Bytes of WAL kept after a checkpoint resets it (SQLite's auto-checkpoint
+#: fires at 1,000 pages, about 4 MB).
+JOURNAL_SIZE_LIMIT = 4 * 1024 * 1024
 
 MIGRATIONS: list[str] = [
     # 1: users, memories (+ full-text index), sessions, actions.
@@ -241,9 +246,19 @@ class SQLiteEngine(Engine):
 
     name = "embedded"
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, checkpoint_on_close: bool = True) -> None:
+        """Open (and migrate) the file at ``path``.
+
+        ``checkpoint_on_close=False`` is for short-lived processes (hooks):
+        closing the last connection normally checkpoints the WAL into the
+        database (four fdatasync calls) and deletes it, only for the next hook
+        process to create it again. Without it the WAL is left in place:
+        SQLite reads it back on the next open, exactly as after a crash, and
+        the automatic checkpoint (every 1,000 pages) still folds it in.
+        """
         self.path = Path(path).expanduser()
         self._lock = threading.RLock()
+        self._checkpoint_on_close = checkpoint_on_close
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(
@@ -259,6 +274,9 @@ class SQLiteEngine(Engine):
             self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             self._conn.execute("PRAGMA synchronous = NORMAL")
             self._conn.execute("PRAGMA foreign_keys = ON")
+            # A WAL that a big transaction grew is cut back to this size when
+            # it is next reset, since hook processes no longer delete it.
+            self._conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
             self._migrate()
         except sqlite3.Error as exc:  # e.g. "file is not a database"
             self._conn.close()
@@ -338,6 +356,14 @@ class SQLiteEngine(Engine):
 
     def close(self) -> None:
         with self._lock:
+            if not self._checkpoint_on_close:
+                no_checkpoint = getattr(sqlite3, "SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE", None)
+                if no_checkpoint is None or not hasattr(self._conn, "setconfig"):
+                    # Python < 3.12 cannot ask SQLite to skip the checkpoint:
+                    # the connection is left for the process's exit to drop
+                    # (the hook process ends with os._exit, so it never runs).
+                    return
+                self._conn.setconfig(no_checkpoint, True)
             self._conn.close()
 
     def status(self) -> Record:
@@ -414,6 +440,8 @@ class SQLiteEngine(Engine):
         return [dict(r) for r in rows]
 
     def search_memories(self, user_id: str, query: Node, limit: int) -> list[Record]:
+        from sessions_graph.query import to_fts5  # not loaded by hooks that only capture
+
         # ORDER BY rank alone (FTS5's bm25, lower is better) lets FTS5 hand
         # rows over already ranked and stop at the limit; any second sort key
         # makes SQLite sort every match itself, a third slower at 100k

@@ -30,7 +30,6 @@ set aside in ``spool/rejected/`` instead of being retried forever.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,14 +62,17 @@ def is_store_fault(exc: BaseException) -> bool:
     return type(exc).__module__.split(".")[0] in ("sqlite3", "neo4j")
 
 
-@dataclass
 class Outcome:
-    """What handling one payload did, for the log."""
+    """What handling one payload did, for the log. (A plain class: the
+    ``dataclasses`` module costs a hook several milliseconds of imports.)"""
 
-    event: str
-    session_id: str
-    added: int = 0
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("added", "event", "session_id", "warnings")
+
+    def __init__(self, event: str, session_id: str) -> None:
+        self.event = event
+        self.session_id = session_id
+        self.added = 0
+        self.warnings: list[str] = []
 
     def summary(self) -> str:
         return f"{self.event} session={self.session_id} new_actions={self.added}"
