@@ -264,7 +264,45 @@ class SessionsGraph:
             raise MemoryValidationError("an import cursor is a byte offset >= 0")
         self.engine.set_import_cursor(session_id, _check_source(source), offset)
 
-    # -- reading what reconciliation found ---------------------------------
+    # -- where the user left off ------------------------------------------------
+    def recent_sessions(
+        self,
+        user_id: str,
+        *,
+        project_key: str | None = None,
+        limit: int = 5,
+        before: str | None = None,
+        preview_chars: int = 500,
+    ) -> list[dict[str, Any]]:
+        """The user's sessions, newest first, each with its first request and
+        last answer cut to ``preview_chars`` characters (see
+        ``Engine.recent_sessions`` for the fields). ``project_key`` keeps one
+        project's; ``before`` (an ISO 8601 time) pages back in time. Plain
+        dicts, not models: the SessionStart hook reads this on every new
+        session and must not load pydantic."""
+        check_id(user_id, "user_id")
+        if project_key is not None and (
+            not isinstance(project_key, str) or not project_key or len(project_key) > 4096
+        ):
+            raise MemoryValidationError("project_key must be a string of 1-4096 characters")
+        moment = None
+        if before is not None:
+            moment = _canonical_time(before) if isinstance(before, str) else None
+            if moment is None:
+                raise MemoryValidationError(f"before must be an ISO 8601 time, got {before!r}")
+        if (
+            isinstance(preview_chars, bool)
+            or not isinstance(preview_chars, int)
+            or not 1 <= preview_chars <= MAX_ACTION_CHARS
+        ):
+            raise MemoryValidationError(
+                f"preview_chars must be an integer from 1 to {MAX_ACTION_CHARS}"
+            )
+        return self.engine.recent_sessions(
+            user_id, _valid_utf8(project_key), check_limit(limit), moment, preview_chars
+        )
+
+
     def session_entities(self, session_id: str) -> list[EntityMention]:
         """Entities mentioned in a session, as this session mentions them: the
         type is the first its chunks gave, the description joins its chunks'

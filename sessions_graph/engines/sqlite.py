@@ -205,6 +205,10 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (chunk_hash, workspace)
     );
     """,
+    # 4: recent sessions of a user in one project (the SessionStart hook).
+    """
+    CREATE INDEX sessions_by_project ON sessions(user_id, project_key, started_at DESC);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -305,7 +309,9 @@ class SQLiteEngine(Engine):
                 self._conn.execute("ROLLBACK")
                 raise _store_error(exc, self.path) from None
 
-    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+    def _read(
+        self, sql: str, params: Sequence[Any] | dict[str, Any] = ()
+    ) -> list[sqlite3.Row]:
         with self._lock:
             try:
                 return self._conn.execute(sql, params).fetchall()
@@ -591,6 +597,43 @@ class SQLiteEngine(Engine):
             (session_id,),
         )
         return [_action_record(r) for r in rows]
+
+    def recent_sessions(
+        self,
+        user_id: str,
+        project_key: str | None,
+        limit: int,
+        before: str | None,
+        preview_chars: int,
+    ) -> list[Record]:
+        # Each preview is a correlated look-up on the (session_id, seq) index:
+        # only the page's sessions are read, never their whole action lists.
+        message = (
+            "(SELECT {col} FROM actions a WHERE a.session_id = s.session_id"
+            " AND a.action_type = '{kind}' ORDER BY a.seq {order} LIMIT 1)"
+        )
+        first = message.format(col="{col}", kind="user_message", order="ASC")
+        last = message.format(col="{col}", kind="assistant_message", order="DESC")
+        rows = self._read(
+            "SELECT s.session_id, s.user_id, s.started_at, s.ended_at, s.cwd, s.project_key,"
+            " s.action_count,"
+            f" {first.format(col='substr(a.text, 1, :chars)')} AS first_user_message,"
+            f" {first.format(col='a.timestamp')} AS first_user_message_at,"
+            f" {last.format(col='substr(a.text, 1, :chars)')} AS last_assistant_message,"
+            f" {last.format(col='a.timestamp')} AS last_assistant_message_at"
+            " FROM sessions s WHERE s.user_id = :user"
+            " AND (:project IS NULL OR s.project_key = :project)"
+            " AND (:before IS NULL OR s.started_at < :before)"
+            " ORDER BY s.started_at DESC, s.session_id DESC LIMIT :limit",
+            {
+                "chars": preview_chars,
+                "user": user_id,
+                "project": project_key,
+                "before": before,
+                "limit": limit,
+            },
+        )
+        return [dict(r) for r in rows]
 
     def get_import_cursor(self, session_id: str, source: str) -> int:
         rows = self._read(
