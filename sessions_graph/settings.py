@@ -227,6 +227,10 @@ class Settings:
     llm_concurrency: int = 4
     entity_workspace: str = "base"
     state_dir: str = field(default_factory=lambda: str(default_state_dir()))
+    # Context the hook hands back to the agent (hooks/inject.py), in tokens
+    # (estimated at 4 characters each); 0 turns that event's injection off.
+    inject_session_start_tokens: int = 1200
+    inject_prompt_tokens: int = 600
 
     def __post_init__(self) -> None:
         _, user, password = split_url_userinfo(self.memgraph_url)

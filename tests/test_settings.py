@@ -63,6 +63,8 @@ HOSTILE: dict[str, list[str]] = {
     "memgraph_port": ["7688"],
     "llm_concurrency": ["16"],
     "auto_reconcile": ["true", "false"],
+    "inject_session_start_tokens": ["0", "4000"],
+    "inject_prompt_tokens": ["600"],
 }
 _TEXT = [
     "a\nb",

@@ -66,11 +66,12 @@ class Outcome:
     """What handling one payload did, for the log. (A plain class: the
     ``dataclasses`` module costs a hook several milliseconds of imports.)"""
 
-    __slots__ = ("added", "event", "session_id", "warnings")
+    __slots__ = ("added", "event", "session_id", "user_id", "warnings")
 
-    def __init__(self, event: str, session_id: str) -> None:
+    def __init__(self, event: str, session_id: str, user_id: str | None = None) -> None:
         self.event = event
         self.session_id = session_id
+        self.user_id = user_id  # the session's owner, whom any injected context is for
         self.added = 0
         self.warnings: list[str] = []
 
@@ -100,7 +101,7 @@ def handle_payload(graph: SessionsGraph, settings: Settings, payload: Any, user_
     it changes nothing)."""
     event, session_id = validate(payload)
     user_id = graph.session_owner(session_id) or check_id(user_id, "user_id")
-    outcome = Outcome(event, session_id)
+    outcome = Outcome(event, session_id, user_id)
     # A lone surrogate (valid JSON, not a path the OS can take) must not fail
     # the event: it becomes U+FFFD, and such a transcript is simply not found.
     cwd = without_surrogates(payload["cwd"]) if payload.get("cwd") else None

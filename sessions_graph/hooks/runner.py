@@ -1,14 +1,21 @@
 """``sessions-graph hook``: the process agent runtimes start on every event.
 
-Contract with the agent: exit 0, print nothing on stdout (Claude Code would
-inject it into the conversation), at most one line on stderr, always fast.
-Every problem is logged to ``settings.log_path`` instead of raised.
+Contract with the agent: exit 0, at most one line on stderr, always fast.
+Stdout carries nothing but, for ``SessionStart`` and ``UserPromptSubmit``,
+the one JSON object of context for the model (``hooks/inject.py``): the
+runtime adds whatever a hook prints there to the conversation, so stdout is
+swapped for a sink while the hook works, and only that object is written to
+the real one. Every problem is logged to ``settings.log_path`` instead of
+raised.
 
 Order of work: load the settings, parse and validate the payload (a bad one
 is logged and dropped: retrying cannot fix it), open the store, replay
 anything spooled earlier (so events land in arrival order), then handle this
 event. If the store cannot be opened or written, the payload is spooled for
-the next call. If the settings themselves do not load (a bad value in the
+the next call. Context is looked up only after the event is stored (capture
+first): a store that is down, or so slow that the capture alone took
+``INJECT_WITHIN_SECONDS``, injects nothing, and a failed look-up is logged,
+never spooled. If the settings themselves do not load (a bad value in the
 config file or the environment), the event cannot be applied now but is not
 lost either: it is spooled, and the first hook call or reconcile run with
 valid settings replays it.
@@ -16,17 +23,30 @@ valid settings replays it.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import sys
+import time
 import warnings
 from typing import TYPE_CHECKING, Any
 
 from sessions_graph.errors import MemoryValidationError
-from sessions_graph.hooks.handle import PayloadError, handle_payload, is_store_fault, validate
+from sessions_graph.hooks.handle import (
+    Outcome,
+    PayloadError,
+    handle_payload,
+    is_store_fault,
+    validate,
+)
 from sessions_graph.hooks.log import log_line
 
 if TYPE_CHECKING:
+    from sessions_graph.graph import SessionsGraph
     from sessions_graph.settings import Settings
+
+#: Events whose output may carry context (``hooks/inject.py``, loaded only for them).
+INJECTING_EVENTS = frozenset({"SessionStart", "UserPromptSubmit"})
 
 #: Largest payload read from stdin; a bigger one is rejected, not buffered.
 MAX_PAYLOAD_BYTES = 32 * 1024 * 1024
@@ -45,12 +65,31 @@ exits 0; problems are logged to the sessions-graph log file.
 #: process only, so a Memgraph-backed hook pays for the driver alone.
 UNUSED_BY_HOOKS = ("numpy", "pandas", "pyarrow")
 
+#: A capture slower than this (seconds since the hook started) means the
+#: store is struggling: the agent is kept waiting no longer, nothing is injected.
+INJECT_WITHIN_SECONDS = 2.0
+
 
 def main(argv: list[str]) -> int:
     """Run one hook event; the return value is always 0."""
     if argv and argv[0] in ("-h", "--help"):
         sys.stdout.write(USAGE)
         return 0
+    started = time.monotonic()
+    stdout, sys.stdout = sys.stdout, io.StringIO()  # what anything else prints is dropped
+    try:
+        context = _main(argv, started)
+    finally:
+        sys.stdout = stdout
+    if context is not None:
+        with contextlib.suppress(OSError, ValueError):  # stdout closed by the runtime
+            stdout.write(context)
+            stdout.flush()
+    return 0
+
+
+def _main(argv: list[str], started: float) -> str | None:
+    """Run the event; the hook output to print, if any."""
     # Our one line is all the agent may see on stderr: no library's warnings
     # (the Bolt driver's preview and deprecation warnings, among others).
     warnings.simplefilter("ignore")
@@ -60,14 +99,14 @@ def main(argv: list[str]) -> int:
         settings, problem = _settings()
     except Exception as exc:  # not even the state directory: nowhere to keep the event
         print(f"sessions-graph: hook skipped: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 0
+        return None
     try:
-        run(argv, settings, problem)
+        return run(argv, settings, problem, started=started)
     except Exception as exc:  # last line of defence: never a traceback
         log_line(
             settings.log_path, "ERROR", f"hook failed: {type(exc).__name__}: {exc}", stderr=True
         )
-    return 0
+    return None
 
 
 def _settings() -> tuple[Settings, Exception | None]:
@@ -81,13 +120,20 @@ def _settings() -> tuple[Settings, Exception | None]:
         return Settings(state_dir=str(state_dir_despite_errors())), exc
 
 
-def run(argv: list[str], settings: Settings, settings_problem: Exception | None = None) -> None:
+def run(
+    argv: list[str],
+    settings: Settings,
+    settings_problem: Exception | None = None,
+    *,
+    started: float | None = None,
+) -> str | None:
+    """Record one event; return the hook output to print (context), if any."""
     try:
         payload = _read_payload(argv)
         event, session_id = validate(payload)
     except (PayloadError, MemoryValidationError) as exc:
         log_line(settings.log_path, "ERROR", f"hook payload rejected: {exc}", stderr=True)
-        return
+        return None
     from sessions_graph.hooks.spool import spool_payload
 
     if settings_problem is not None:
@@ -100,9 +146,9 @@ def run(argv: list[str], settings: Settings, settings_problem: Exception | None 
             f" {settings_problem}"
         )
         log_line(settings.log_path, "ERROR", message, stderr=True)
-        return
+        return None
     try:
-        _store(payload, settings)
+        return _store(payload, settings, time.monotonic() if started is None else started)
     except Exception as exc:
         fault = is_store_fault(exc)
         # A store fault may pass: spool for replay. Anything else would fail
@@ -112,9 +158,10 @@ def run(argv: list[str], settings: Settings, settings_problem: Exception | None 
         where = f"spooled as {kept.name}" if fault else f"kept as rejected/{kept.name}"
         message = f"{event} session={session_id}: {what} ({type(exc).__name__}: {exc}); {where}"
         log_line(settings.log_path, "WARN" if fault else "ERROR", message, stderr=True)
+    return None
 
 
-def _store(payload: dict[str, Any], settings: Settings) -> None:
+def _store(payload: dict[str, Any], settings: Settings, started: float) -> str | None:
     from sessions_graph.graph import SessionsGraph, open_engine
     from sessions_graph.hooks.spool import pending_files, replay_spool
 
@@ -125,9 +172,35 @@ def _store(payload: dict[str, Any], settings: Settings) -> None:
         if pending_files(settings):
             replay_spool(graph, settings)
         outcome = handle_payload(graph, settings, payload, settings.user_id)
+        context = _context(graph, settings, payload, outcome, started)
     for n, warning in enumerate(outcome.warnings):
         log_line(settings.log_path, "WARN", f"{outcome.summary()}: {warning}", stderr=n == 0)
     log_line(settings.log_path, "INFO", outcome.summary())
+    return context
+
+
+def _context(
+    graph: SessionsGraph,
+    settings: Settings,
+    payload: dict[str, Any],
+    outcome: Outcome,
+    started: float,
+) -> str | None:
+    """The hook output carrying context for this stored event, or None. Never
+    raises: the event is recorded already, and context is a bonus."""
+    if outcome.event not in INJECTING_EVENTS or outcome.user_id is None:
+        return None
+    if time.monotonic() - started > INJECT_WITHIN_SECONDS:
+        outcome.warnings.append("store slow: no context injected")
+        return None
+    try:
+        from sessions_graph.hooks.inject import context_for, hook_output
+
+        context = context_for(graph, settings, payload, outcome.user_id)
+    except Exception as exc:
+        outcome.warnings.append(f"no context injected: {type(exc).__name__}: {exc}")
+        return None
+    return None if context is None else hook_output(outcome.event, context)
 
 
 def _mute_library_logging() -> None:
