@@ -18,7 +18,6 @@ and before ``config set`` writes it, so a bad value is one clear
 from __future__ import annotations
 
 import contextlib
-import getpass
 import os
 import re
 import sys
@@ -90,6 +89,8 @@ def user_id_from_name(name: str) -> str:
 def _default_user() -> str:
     # The default must always be valid: an invalid one would make every hook
     # event fail for a user who never chose a user_id.
+    import getpass  # with termios: only when no user_id is configured
+
     try:
         return user_id_from_name(getpass.getuser())
     except Exception:  # no passwd entry, as in some containers
