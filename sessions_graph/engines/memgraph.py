@@ -54,8 +54,10 @@ import neo4j
 import tenacity
 from neo4j import exceptions as neo4j_errors
 
+from sessions_graph import cypher
 from sessions_graph.clock import utcnow
 from sessions_graph.cypher import load, render, statements
+from sessions_graph.engines import memgraph_server as server
 from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, RUNNING, Engine, Record
 from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
 from sessions_graph.query import (
@@ -213,6 +215,10 @@ class MemgraphEngine(Engine):
         self.location = redact_uri(uri)
         self._session_args: dict[str, Any] = {"database": database} if database else {}
         self._workspaces: set[str] = set()
+        #: The server's release, asked once (``_server_version``); None until asked.
+        self._version: tuple[server.Version | None] | None = None
+        #: Statement name -> the query file for this server (``_server_form``).
+        self._forms: dict[str, str] = {}
         try:
             # The driver would only find a malformed port at the first query,
             # as a bare ValueError; ``.port`` raises it here, where it is clear.
@@ -266,6 +272,40 @@ class MemgraphEngine(Engine):
             message = str(exc).lower().replace("\u2019", "'")
             if not any(t in message for t in tolerated):
                 raise
+
+    def _auto(self, name: str) -> list[Record]:
+        """A named statement in an auto-commit transaction, for what Memgraph
+        refuses inside explicit ones (``SHOW VERSION``, ``SHOW ... INFO``)."""
+        statement = load(name)
+        return self._call(lambda session: session.run(statement).data())
+
+    # -- the server's release -------------------------------------------------------
+    def _server_version(self) -> server.Version | None:
+        """The server's release, asked once per engine (None: not parseable)."""
+        if self._version is None:
+            rows = self._auto("admin/server_version")
+            answer = next(iter(rows[0].values()), None) if rows else None
+            self._version = (server.parse_version(answer),)
+        return self._version[0]
+
+    def _server_form(self, name: str) -> str:
+        """The query file of statement ``name`` that this server takes.
+
+        Statements whose signature changed between releases have one file per
+        form: ``<name>`` (current, e.g. ``text_search.search`` with a config
+        map, >= 3.11) and ``<name>_int_limit`` (a positional INTEGER limit,
+        3.6-3.10). The server is asked its release only for such a statement,
+        once per engine; the choice is cached per name."""
+        form = self._forms.get(name)
+        if form is None:
+            variant = cypher.exists(name + server.INT_LIMIT_SUFFIX)
+            version = self._server_version() if variant else None
+            try:
+                form = server.statement_form(name, version, variant)
+            except server.UnsupportedServer as exc:
+                raise StoreError(f"Memgraph at {self.location}: {exc}") from None
+            self._forms[name] = form
+        return form
 
     # -- lifecycle --------------------------------------------------------------
     def setup(self) -> None:
@@ -357,7 +397,7 @@ class MemgraphEngine(Engine):
         if has_prefix(query):
             return self._search_locally(user_id, query, limit)
         rows = self._read(
-            "memory/search",
+            self._server_form("memory/search"),
             query=user_search_query(query, user_key(user_id)),
             search_limit=max(self.search_limit, limit),
             user_id=user_id,
