@@ -27,10 +27,14 @@ Answer = Callable[[str, dict[str, Any]], "list[dict[str, Any]] | BaseException"]
 def server_error(
     cls: type[neo4j_errors.Neo4jError], message: str, code: str | None = None
 ) -> neo4j_errors.Neo4jError:
-    """A driver error as the driver hydrates a Memgraph FAILURE."""
-    return cls._hydrate_neo4j(
-        code=code or "Memgraph.ClientError.MemgraphError.MemgraphError", message=message
+    """A driver error as the driver hydrates a Memgraph FAILURE: the class
+    follows from the code's classification, as Memgraph sends it
+    (``Memgraph.TransientError...`` for retryable server exceptions)."""
+    error = neo4j_errors.Neo4jError._hydrate_neo4j(
+        code=code or f"Memgraph.{cls.__name__}.MemgraphError.MemgraphError", message=message
     )
+    assert isinstance(error, cls), (type(error), cls)
+    return error
 
 
 @dataclass

@@ -45,8 +45,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -80,6 +81,12 @@ SCHEMA_VERSION = 1
 
 #: Seconds to wait for a TCP connection before calling the server unreachable.
 CONNECTION_TIMEOUT = 10.0
+#: Seconds a transaction may run before the server aborts it (sent with each
+#: transaction; Memgraph aborts with "asked to abort because of transaction
+#: timeout", which is not retried). Bounds a runaway query instead of letting
+#: it hold locks and a connection for ever; generous, because forgetting a
+#: large user is one transaction.
+TRANSACTION_TIMEOUT = 120.0
 
 #: LightRAG's separator between the chunk ids in ``source_id`` (its
 #: ``GRAPH_FIELD_SEP``); repeated here so that LightRAG need not be installed.
@@ -88,12 +95,28 @@ GRAPH_FIELD_SEP = "<SEP>"
 ENTITY_FILE_PATH = "sessions-graph"
 
 #: Server messages that mean "run the transaction again": write-write
-#: conflicts, and the unique-constraint race of two concurrent MERGEs.
+#: conflicts (help-center/errors/transactions.mdx).
 _RETRY_MESSAGES = (
     "cannot resolve conflicting transactions",
     "serialization error",
-    "unique constraint violation",
 )
+#: A unique-constraint violation at commit ("Unable to commit due to unique
+#: constraint violation on :Label(prop)") is the race of two transactions
+#: MERGE-ing (or checking, then creating) the same new node: the re-run finds
+#: the winner's node. Except on keys we only ever CREATE, where it means the
+#: key is taken and a re-run fails the same way.
+_UNIQUE_VIOLATION = re.compile(r"unique constraint violation on :`?(\w+)`?\((.*?)\)", re.I)
+_CREATED_KEYS = frozenset({("memory", "memory_id")})
+#: Memgraph's HintedAbortError: the transaction was aborted by its timeout,
+#: by TERMINATE TRANSACTIONS, or by a shutdown. Reported as transient, but
+#: re-running a transaction that hit its timeout only hits it again, and a
+#: terminated one was stopped on purpose.
+_ABORTED = "transaction was asked to abort"
+_SHUTDOWN = "shutdown"
+#: What a standalone instance answers the driver's routing request with
+#: (neo4j:// URLs): enterprise builds, then community builds.
+_ROUTING_REFUSED = ("not part of a cluster", "route message is not supported")
+
 #: What a schema statement's error says when the object is already there /
 #: already gone. Memgraph reports an existing or missing index or constraint
 #: as a notification, not an error; only the text index fails ('Text index
@@ -112,26 +135,67 @@ _STATUS_PARAMS = {
 
 
 # -- errors -------------------------------------------------------------------
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and everything it was raised from, including the members of an
+    exception group (the driver groups the errors of every router it tried)."""
+    seen: set[int] = set()
+    stack = [exc]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        stack.extend(getattr(current, "exceptions", ()))
+        stack.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+
+
+def routing_refused(exc: BaseException) -> bool:
+    """Whether the server refused routing: a ``neo4j://`` URL on an instance
+    that is not a high-availability cluster's coordinator."""
+    return any(
+        isinstance(e, neo4j_errors.Neo4jError)
+        and any(m in str(e).lower() for m in _ROUTING_REFUSED)
+        for e in _causes(exc)
+    )
+
+
 def is_transient(exc: BaseException) -> bool:
     """Whether re-running the whole transaction may succeed."""
-    if isinstance(
-        exc,
-        (neo4j_errors.TransientError, neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired),
-    ):
-        return True
+    if routing_refused(exc):
+        return False
     if isinstance(exc, neo4j_errors.Neo4jError):
         message = str(exc).lower()
-        return any(m in message for m in _RETRY_MESSAGES)
-    return False
+        if _ABORTED in message:
+            return False
+        violation = _UNIQUE_VIOLATION.search(message)
+        if violation:
+            key = (violation.group(1).lower(), violation.group(2).replace("`", "").strip())
+            return key not in _CREATED_KEYS
+        if any(m in message for m in _RETRY_MESSAGES):
+            return True
+    return isinstance(
+        exc,
+        (neo4j_errors.TransientError, neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired),
+    )
 
 
 def translate_error(exc: Exception, location: str) -> StoreError:
     """The package's error for a driver error, with the server's own words."""
+    if routing_refused(exc):
+        return StoreUnavailableError(
+            f"Memgraph at {location} is not part of a cluster and refuses neo4j:// routing:"
+            " use bolt:// for a single instance (neo4j:// only with a high-availability"
+            " cluster's coordinators)"
+        )
     if isinstance(exc, neo4j_errors.AuthError):
         return StoreUnavailableError(f"Memgraph at {location} refused the credentials: {exc}")
     if isinstance(exc, (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired)):
         return StoreUnavailableError(f"cannot reach Memgraph at {location}: {exc}")
-    return StoreError(f"Memgraph error at {location}: {exc}")
+    message = str(exc)
+    if _ABORTED in message.lower() and _SHUTDOWN in message.lower():
+        return StoreUnavailableError(f"Memgraph at {location} is shutting down: {message}")
+    return StoreError(f"Memgraph error at {location}: {message}")
 
 
 def redact_uri(uri: str) -> str:
@@ -205,6 +269,7 @@ class MemgraphEngine(Engine):
         *,
         max_attempts: int = 6,
         connection_timeout: float = CONNECTION_TIMEOUT,
+        transaction_timeout: float = TRANSACTION_TIMEOUT,
     ) -> None:
         """``max_attempts``: tries of one transaction before its error surfaces;
         a hook passes few, and a short ``connection_timeout``, so that a server
@@ -212,6 +277,7 @@ class MemgraphEngine(Engine):
         spooled instead)."""
         self.uri = uri
         self.max_attempts = max_attempts
+        self.transaction_timeout = transaction_timeout
         self.location = redact_uri(uri)
         self._session_args: dict[str, Any] = {"database": database} if database else {}
         self._workspaces: set[str] = set()
@@ -256,12 +322,19 @@ class MemgraphEngine(Engine):
         with self._driver.session(**self._session_args) as session:
             return work(session)
 
+    def _bounded(self, work: Callable[..., T]) -> Callable[..., T]:
+        """``work`` as a transaction function the server aborts after
+        ``transaction_timeout`` seconds."""
+        return neo4j.unit_of_work(timeout=self.transaction_timeout)(work)
+
     def _write(self, work: Callable[[Any], T]) -> T:
         """One managed write transaction; ``work(tx)`` must be safe to re-run."""
-        return self._call(lambda session: session.execute_write(work))
+        bounded = self._bounded(work)
+        return self._call(lambda session: session.execute_write(bounded))
 
     def _read(self, name: str, **params: Any) -> list[Record]:
-        return self._call(lambda session: session.execute_read(_rows, name, **params))
+        bounded = self._bounded(_rows)
+        return self._call(lambda session: session.execute_read(bounded, name, **params))
 
     def _ddl(self, statement: str, tolerated: tuple[str, ...]) -> None:
         """A schema statement in an auto-commit transaction (Memgraph refuses
@@ -276,8 +349,8 @@ class MemgraphEngine(Engine):
     def _auto(self, name: str) -> list[Record]:
         """A named statement in an auto-commit transaction, for what Memgraph
         refuses inside explicit ones (``SHOW VERSION``, ``SHOW ... INFO``)."""
-        statement = load(name)
-        return self._call(lambda session: session.run(statement).data())
+        query = neo4j.Query(load(name), timeout=self.transaction_timeout)
+        return self._call(lambda session: session.run(query).data())
 
     # -- the server's release -------------------------------------------------------
     def _server_version(self) -> server.Version | None:
