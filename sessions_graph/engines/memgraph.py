@@ -270,17 +270,22 @@ class MemgraphEngine(Engine):
         max_attempts: int = 6,
         connection_timeout: float = CONNECTION_TIMEOUT,
         transaction_timeout: float = TRANSACTION_TIMEOUT,
+        workspaces: Sequence[str] = (),
     ) -> None:
         """``max_attempts``: tries of one transaction before its error surfaces;
         a hook passes few, and a short ``connection_timeout``, so that a server
         that is down costs the agent a moment, not seconds (the event is
-        spooled instead)."""
+        spooled instead). ``workspaces``: entity workspaces whose schema
+        ``setup`` creates in advance (the configured one), besides those
+        already in the store."""
         self.uri = uri
         self.max_attempts = max_attempts
         self.transaction_timeout = transaction_timeout
         self.location = redact_uri(uri)
         self._session_args: dict[str, Any] = {"database": database} if database else {}
+        #: Workspaces whose schema this engine has checked (``_ensure_workspace``).
         self._workspaces: set[str] = set()
+        self._setup_workspaces = [check_workspace(w) for w in workspaces]
         #: The server's release, asked once (``_server_version``); None until asked.
         self._version: tuple[server.Version | None] | None = None
         #: Statement name -> the query file for this server (``_server_form``).
@@ -380,10 +385,47 @@ class MemgraphEngine(Engine):
             self._forms[name] = form
         return form
 
+    # -- schema -----------------------------------------------------------------
+    def _create_schema(self, wanted: Sequence[str]) -> None:
+        """Run those of the ``wanted`` schema statements whose object the
+        server does not list yet.
+
+        Checked with ``SHOW INDEX INFO`` / ``SHOW CONSTRAINT INFO`` rather
+        than by re-running the DDL: index creation needs read-only storage
+        access and constraint creation exclusive access, so each one waits
+        for (and under load fails on) concurrent writers even when the object
+        exists. A statement whose object we cannot recognise in the listing
+        is run, and "already exists" is success (a concurrent setup)."""
+        present = server.present_schema(
+            self._auto("admin/show_indexes"), self._auto("admin/show_constraints")
+        )
+        for statement in server.missing_statements(wanted, present):
+            self._ddl(statement, _EXISTS_ALREADY)
+
+    @staticmethod
+    def _workspace_schema(workspace: str) -> list[str]:
+        return [
+            render("admin/ensure_workspace_index", workspace),
+            render("admin/ensure_workspace_constraint", workspace),
+        ]
+
+    def _ensure_workspace(self, workspace: str) -> None:
+        """Index the workspace label the way LightRAG looks entities up, and
+        make entity_id unique in it: checked once per engine and workspace,
+        created only if missing (``setup`` creates the configured one)."""
+        if workspace not in self._workspaces:
+            self._create_schema(self._workspace_schema(workspace))
+            self._workspaces.add(workspace)
+
     # -- lifecycle --------------------------------------------------------------
     def setup(self) -> None:
-        for statement in statements("schema/setup"):
-            self._ddl(statement, _EXISTS_ALREADY)
+        found = {r["workspace"] for r in self._read("admin/workspaces") if r["workspace"]}
+        workspaces = sorted(found | set(self._setup_workspaces))
+        wanted = statements("schema/setup")
+        for workspace in workspaces:
+            wanted += self._workspace_schema(workspace)
+        self._create_schema(wanted)
+        self._workspaces.update(workspaces)
         self._write(lambda tx: _rows(tx, "schema/set_version", version=SCHEMA_VERSION))
 
     def drop(self) -> None:
@@ -782,14 +824,6 @@ class MemgraphEngine(Engine):
         return _count(rows, "deleted")
 
     # -- reconciliation: extraction ---------------------------------------------------
-    def _ensure_workspace(self, workspace: str) -> None:
-        """Index the workspace label the way LightRAG looks entities up, and
-        make entity_id unique in it (once per engine and workspace)."""
-        if workspace not in self._workspaces:
-            self._ddl(render("admin/ensure_workspace_index", workspace), _EXISTS_ALREADY)
-            self._ddl(render("admin/ensure_workspace_constraint", workspace), _EXISTS_ALREADY)
-            self._workspaces.add(workspace)
-
     def save_extraction(
         self,
         chunk_hash: str,
