@@ -58,6 +58,7 @@ from neo4j import exceptions as neo4j_errors
 from sessions_graph import cypher
 from sessions_graph.clock import utcnow
 from sessions_graph.cypher import load, render, statements
+from sessions_graph.engines import lightrag_fields as fields
 from sessions_graph.engines import memgraph_server as server
 from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, RUNNING, Engine, Record
 from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
@@ -88,11 +89,6 @@ CONNECTION_TIMEOUT = 10.0
 #: large user is one transaction.
 TRANSACTION_TIMEOUT = 120.0
 
-#: LightRAG's separator between the chunk ids in ``source_id`` (its
-#: ``GRAPH_FIELD_SEP``); repeated here so that LightRAG need not be installed.
-GRAPH_FIELD_SEP = "<SEP>"
-#: ``file_path`` on the entities and relations we write, as LightRAG shows it.
-ENTITY_FILE_PATH = "sessions-graph"
 
 #: Server messages that mean "run the transaction again": write-write
 #: conflicts (help-center/errors/transactions.mdx).
@@ -792,36 +788,107 @@ class MemgraphEngine(Engine):
         return {r["hash"] for r in rows}
 
     def _collect_garbage(self, tx: Any, chunk_hashes: Sequence[str]) -> tuple[int, int]:
-        """Delete unreferenced chunks among ``chunk_hashes`` with their mentions
-        and the relations only they asserted, then entities left with no
-        mention. Returns (chunks, entities) deleted.
+        """Delete unreferenced chunks among ``chunk_hashes`` with their mentions,
+        retract what they asserted, then settle the entities they mentioned.
+        Returns (chunks, entities) deleted.
 
         The embedded engine keeps relations per chunk, so they go with it; here
-        a relation is one edge per entity pair, so the chunk's hash is taken
-        off it and an edge no chunk asserts any more is deleted."""
+        a relation is one edge per entity pair, so the chunk's assertion is
+        taken off it (``_update_relations``)."""
         if not chunk_hashes:
             return 0, 0
         rows = _rows(tx, "reconcile/gc_chunks", hashes=sorted(set(chunk_hashes)))
         for row in rows:
             if row["entity_ids"]:
-                _rows(
-                    tx,
-                    "reconcile/clear_chunk_relations",
-                    entity_ids=row["entity_ids"],
-                    hash=row["hash"],
-                    sep=GRAPH_FIELD_SEP,
-                )
+                self._update_relations(tx, row["hash"], row["entity_ids"])
         entity_ids = sorted({i for r in rows for i in r["entity_ids"]})
         return len(rows), self._refresh_entities(tx, entity_ids)
 
     @staticmethod
+    def _update_relations(
+        tx: Any,
+        chunk_hash: str,
+        entity_ids: Sequence[int],
+        workspace: str | None = None,
+        asserted: Sequence[Record] = (),
+        ids_by_name: dict[str, int] | None = None,
+    ) -> None:
+        """Make the DIRECTED edges say what chunk ``chunk_hash`` now asserts:
+        its old assertions among ``entity_ids`` are retracted, ``asserted``
+        (relations by entity name) added. Each edge keeps one assertion per
+        chunk of ours; its LightRAG fields are merged with the parts others
+        (LightRAG) wrote, never overwritten (``lightrag_fields``)."""
+        edges: dict[frozenset[int], Record] = {}
+        for row in _rows(
+            tx, "reconcile/relations_of_chunk", entity_ids=list(entity_ids), hash=chunk_hash
+        ):
+            edges.setdefault(frozenset((row["a_id"], row["b_id"])), row)
+        wanted: dict[frozenset[int], tuple[int, int, Record]] = {}
+        for rel in asserted:
+            a, b = (ids_by_name or {})[rel["source"]], (ids_by_name or {})[rel["target"]]
+            wanted[frozenset((a, b))] = (a, b, {"hash": chunk_hash, **rel})
+        if wanted:
+            pairs = [{"a": a, "b": b} for a, b, _ in wanted.values()]
+            for row in _rows(tx, "reconcile/relations_between", pairs=pairs):
+                edges.setdefault(frozenset((row["a_id"], row["b_id"])), row)
+        writes, releases, deletes = [], [], []
+        for key in sorted(set(edges) | set(wanted), key=sorted):
+            row = edges.get(key)
+            props = row["props"] if row else {}
+            assertions = [a for a in fields.assertions_of(props) if a["hash"] != chunk_hash]
+            if key in wanted:
+                assertions.append(wanted[key][2])
+            update = fields.relation_update(props, assertions)
+            ends = {"a_id": row["a_id"], "b_id": row["b_id"]} if row else {
+                "a_id": wanted[key][0],
+                "b_id": wanted[key][1],
+            }
+            if update.action == fields.WRITE:
+                writes.append(
+                    {
+                        **ends,
+                        **update.fields,
+                        "added": update.added,
+                        "assertions": sorted(assertions, key=lambda a: a["hash"]),
+                        "chunk_hashes": sorted(a["hash"] for a in assertions),
+                        "workspace": props.get("workspace") or workspace,
+                    }
+                )
+            elif update.action == fields.RELEASE:
+                releases.append({**ends, **update.fields})
+            elif row is not None:
+                deletes.append(ends)
+        if writes:
+            _rows(tx, "reconcile/write_relations", rows=writes, created_at=int(time.time()))
+        if releases:
+            _rows(tx, "reconcile/release_relations", rows=releases)
+        if deletes:
+            _rows(tx, "reconcile/delete_relations", rows=deletes)
+
+    @staticmethod
     def _refresh_entities(tx: Any, entity_ids: Sequence[int]) -> int:
+        """Merge our mentions into the entities' LightRAG fields; release
+        entities we no longer mention but something else holds, delete those
+        nothing holds. Returns how many were deleted."""
         if not entity_ids:
             return 0
-        rows = _rows(
-            tx, "reconcile/refresh_entities", entity_ids=list(entity_ids), sep=GRAPH_FIELD_SEP
-        )
-        return _count(rows, "deleted")
+        writes, releases, deletes = [], [], []
+        for row in _rows(tx, "reconcile/entity_state", entity_ids=list(entity_ids)):
+            mentions = [m for m in row["mentions"] if m.get("hash")]
+            update = fields.entity_update(row["props"], mentions, row["others"])
+            if update.action == fields.WRITE:
+                writes.append({"id": row["id"], **update.fields, "added": update.added})
+            elif update.action == fields.RELEASE:
+                releases.append({"id": row["id"], **update.fields})
+            else:
+                deletes.append(row["id"])
+        if writes:
+            _rows(tx, "reconcile/write_entities", rows=writes)
+        if releases:
+            _rows(tx, "reconcile/release_entities", rows=releases)
+        if not deletes:
+            return 0
+        return _count(_rows(tx, "reconcile/delete_entities", ids=deletes), "deleted")
 
     # -- reconciliation: extraction ---------------------------------------------------
     def save_extraction(
@@ -844,13 +911,6 @@ class MemgraphEngine(Engine):
             }
             for r in relations
         ]
-        common = {
-            "hash": chunk_hash,
-            "workspace": workspace,
-            "sep": GRAPH_FIELD_SEP,
-            "file_path": ENTITY_FILE_PATH,
-            "created_at": int(time.time()),
-        }
 
         def work(tx: Any) -> None:
             found = _rows(tx, "reconcile/mark_extracted", hash=chunk_hash, workspace=workspace)
@@ -862,26 +922,23 @@ class MemgraphEngine(Engine):
                     tx, "reconcile/clear_chunk_mentions", hash=chunk_hash, workspace=workspace
                 )
             ]
-            if old:
-                _rows(
-                    tx,
-                    "reconcile/clear_chunk_relations",
-                    entity_ids=old,
-                    hash=chunk_hash,
-                    sep=GRAPH_FIELD_SEP,
-                )
-            new: list[int] = []
+            ids_by_name: dict[str, int] = {}
             if entity_rows:
-                new = tx.run(
+                merged = tx.run(
                     render("reconcile/merge_entities", workspace),
-                    {**common, "entities": entity_rows},
-                ).data()[0]["entity_ids"]
-            if relation_rows:
-                tx.run(
-                    render("reconcile/merge_relations", workspace),
-                    {**common, "relations": relation_rows},
-                ).consume()
-            self._refresh_entities(tx, sorted(set(old) | set(new)))
+                    {
+                        "hash": chunk_hash,
+                        "workspace": workspace,
+                        "created_at": int(time.time()),
+                        "entities": entity_rows,
+                    },
+                ).data()[0]["entities"]
+                ids_by_name = {e["name"]: e["id"] for e in merged}
+            touched = sorted(set(old) | set(ids_by_name.values()))
+            self._update_relations(
+                tx, chunk_hash, touched, workspace, relation_rows, ids_by_name
+            )
+            self._refresh_entities(tx, touched)
 
         self._write(work)
 
