@@ -182,15 +182,23 @@ class SessionsGraph:
         user_id: str,
         cwd: str | None = None,
         project_key: str | None = None,
+        started_at: str | datetime | None = None,
     ) -> None:
-        """MERGE the user and the session (idempotent)."""
+        """MERGE the user and the session (idempotent).
+
+        ``started_at`` (ISO 8601 text or a datetime; naive means UTC) dates a
+        session loaded from history; by default it is now. A session keeps the
+        earliest start it was given, so importing history after hooks saw the
+        session (or the other way round) dates it by its real beginning.
+        """
         check_id(session_id, "session_id")
         check_id(user_id, "user_id")
         for name, value in (("cwd", cwd), ("project_key", project_key)):
             if value is not None and (not isinstance(value, str) or len(value) > 4096):
                 raise MemoryValidationError(f"{name} must be a string of at most 4096 characters")
+        start = utcnow() if started_at is None else _start_time(started_at)
         self.engine.start_session(
-            session_id, user_id, utcnow(), _valid_utf8(cwd), _valid_utf8(project_key)
+            session_id, user_id, start, _valid_utf8(cwd), _valid_utf8(project_key)
         )
 
     def record_actions(
@@ -436,6 +444,20 @@ def _valid_utf8(text: str | None) -> str | None:
 
 
 _FRACTION = re.compile(r"\.(\d+)")
+
+
+def _start_time(value: object) -> str:
+    """A session start given by the caller, in the one timestamp format."""
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc).isoformat(timespec="microseconds")
+    moment = _canonical_time(value) if isinstance(value, str) and len(value) <= 64 else None
+    if moment is None:
+        raise MemoryValidationError(
+            f"started_at must be a datetime or an ISO 8601 timestamp, not {str(value)[:40]!r}"
+        )
+    return moment
 
 
 def _canonical_time(value: str | None) -> str | None:
