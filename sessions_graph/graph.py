@@ -6,14 +6,13 @@ limits, query syntax, timestamps); engines only store and fetch.
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sessions_graph import query as query_lang
-from sessions_graph.clock import utcnow
+from sessions_graph.clock import parse_timestamp, utcnow
 from sessions_graph.engines.base import ACTION_TYPES, Engine
 from sessions_graph.errors import ConfigError, MemoryValidationError
 from sessions_graph.settings import Settings, load_settings
@@ -432,7 +431,7 @@ def _action_row(action: Mapping[str, Any]) -> dict[str, Any]:
         # Agents' output is recorded, not judged: a lone surrogate (valid in
         # JSON, not in UTF-8) becomes U+FFFD instead of failing the batch.
         "text": _valid_utf8(text[:MAX_ACTION_CHARS]),
-        "timestamp": _canonical_time(action.get("timestamp")),
+        "timestamp": parse_timestamp(action.get("timestamp")),
         "tool_name": _valid_utf8(action.get("tool_name")),
         "tool_use_id": _valid_utf8(action.get("tool_use_id")),
         "is_error": bool(action.get("is_error", False)),
@@ -443,34 +442,13 @@ def _valid_utf8(text: str | None) -> str | None:
     return None if text is None else without_surrogates(text)
 
 
-_FRACTION = re.compile(r"\.(\d+)")
-
 
 def _start_time(value: object) -> str:
     """A session start given by the caller, in the one timestamp format."""
-    if isinstance(value, datetime):
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=timezone.utc)
-        return value.astimezone(timezone.utc).isoformat(timespec="microseconds")
-    moment = _canonical_time(value) if isinstance(value, str) and len(value) <= 64 else None
+    too_long = isinstance(value, str) and len(value) > 64
+    moment = None if too_long else parse_timestamp(value)  # type: ignore[arg-type]
     if moment is None:
         raise MemoryValidationError(
             f"started_at must be a datetime or an ISO 8601 timestamp, not {str(value)[:40]!r}"
         )
     return moment
-
-
-def _canonical_time(value: str | None) -> str | None:
-    """A runtime's timestamp in our one format (UTC, microseconds), so that
-    timestamps sort as text on both engines; None if it is not ISO 8601."""
-    if value is None:
-        return None
-    # Python 3.10's parser takes only 3 or 6 fraction digits: make them 6.
-    value = _FRACTION.sub(lambda m: "." + m.group(1)[:6].ljust(6, "0"), value, count=1)
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")

@@ -43,8 +43,12 @@ def test_a_session_keeps_its_earliest_start(graph: SessionsGraph) -> None:
 
 
 def test_a_session_created_by_its_actions_takes_an_earlier_start(graph: SessionsGraph) -> None:
-    action = {"action_id": "a-1", "action_type": "user_message", "text": "hi",
-              "timestamp": "2026-10-01T10:00:00Z"}
+    action = {
+        "action_id": "a-1",
+        "action_type": "user_message",
+        "text": "hi",
+        "timestamp": "2026-10-01T10:00:00Z",
+    }
     graph.record_actions("s-1", [action], user_id="alice")
     assert _started(graph, "s-1") == "2026-10-01T10:00:00.000000+00:00"
     graph.record_session_start("s-1", user_id="alice", started_at="2026-10-01T09:59:00Z")
