@@ -42,11 +42,18 @@ from pathlib import Path
 
 from sessions_graph import SessionsGraph
 
-WORDS = (
-    "python typescript rust docker kubernetes memgraph cypher graph query index cache queue"
-    " worker hook session agent memory deploy release migrate schema test review refactor"
-    " parser tokenizer budget latency retry timeout config secret token user project"
+#: Text is drawn like English: half function words, half content words from a
+#: 5,000-word vocabulary with Zipf frequencies (a few words everywhere, most
+#: rare), so that searches touch realistic posting lists.
+FUNCTION_WORDS = (
+    "the a to of and in is it that for on with as this we be you at by not are or"
+    " from but have can will should what which how do did was"
 ).split()
+_SYLLABLES = "ka lo mi nu pe ra si to vu za ber con dis for gra hel mon pri sta tur".split()
+VOCABULARY = [
+    _SYLLABLES[n % 20] + _SYLLABLES[n // 20 % 20] + _SYLLABLES[n // 400 % 20] for n in range(5000)
+]
+_ZIPF = [1 / (rank + 1) ** 1.07 for rank in range(len(VOCABULARY))]
 PROJECTS = [f"project{n}" for n in range(10)]
 GOALS_MS = {"SessionStart": 100, "UserPromptSubmit": 100, "Stop + 50 lines": 50, "PostToolUse": 50}
 
@@ -81,7 +88,8 @@ def timed(name: str, cmd: list[str], payload: str, env: dict[str, str]) -> float
 
 
 def sentence(rng: random.Random, n: int = 12) -> str:
-    return " ".join(rng.choice(WORDS) for _ in range(n))
+    content = rng.choices(VOCABULARY, weights=_ZIPF, k=n)
+    return " ".join(w if rng.random() < 0.5 else rng.choice(FUNCTION_WORDS) for w in content)
 
 
 def seed(db: Path, root: Path, actions: int) -> None:

@@ -230,6 +230,8 @@ class ClaudeCode:
             "SESSIONS_GRAPH_DB": str(root / "sessions.db"),
             "SESSIONS_GRAPH_USER_ID": "alice",
         }
+        if os.environ.get("PYTHONPATH"):  # hooks must run the code under test
+            self.env["PYTHONPATH"] = os.environ["PYTHONPATH"]
 
     def sessions_graph(self, *args: str) -> subprocess.CompletedProcess[str]:
         """Our own CLI, with the same home and settings as claude."""

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -203,3 +204,31 @@ def test_codex_session_start_gets_the_same_strict_object(tmp_path: Path, project
     )
     context = injected(hook(codex), "SessionStart")
     assert "session s-one" in context
+
+
+def test_a_slow_look_up_is_given_up_and_the_event_kept(tmp_path: Path, project: Path) -> None:
+    """A look-up that outlives INJECT_LOOKUP_SECONDS is abandoned: the hook
+    answers with nothing, at once, and the event is recorded. (The slowness
+    is patched in, in the real hook process.)"""
+    past_session(tmp_path, project, "s-one", [("Add a CLI", "Added.")])
+    slow = (
+        "import sys, time\n"
+        "import sessions_graph.hooks.inject as inject\n"
+        "real = inject.context_for\n"
+        "inject.context_for = lambda *a: (time.sleep(30), real(*a))[1]\n"
+        "sys.argv = ['sessions-graph', 'hook']\n"
+        "from sessions_graph.__main__ import main\n"
+        "main()\n"
+    )
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-c", slow],
+        input=json.dumps(payload("SessionStart", "s-new", project)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert time.monotonic() - started < 20
+    assert (result.returncode, result.stdout) == (0, "")
+    assert "took over 1 s" in result.stderr
+    assert SQLiteEngine(load_settings().db).get_session("s-new") is not None

@@ -162,7 +162,11 @@ _QUOTE_STEPS = (QUOTE_CHARS, 150, 80)
 
 
 def _fit(
-    budget_tokens: int, sections: list[tuple[str, list[Callable[[int], str]]]], *, kind: str
+    budget_tokens: int,
+    sections: list[tuple[str, list[Callable[[int], str]]]],
+    *,
+    kind: str,
+    steps: tuple[int, ...] = _QUOTE_STEPS,
 ) -> str | None:
     """The wrapped context with as many items of each section, in order, as
     the budget holds, each quoted at the longest length that still fits (a
@@ -175,7 +179,7 @@ def _fit(
         taken: list[str] = []
         for item in items:
             extra = 1 if taken else len(heading) + 2
-            line = next((x for x in map(item, _QUOTE_STEPS) if len(x) + extra <= room), None)
+            line = next((x for x in map(item, steps) if len(x) + extra <= room), None)
             if line is None:
                 break
             taken.append(line)

@@ -14,11 +14,12 @@ anything spooled earlier (so events land in arrival order), then handle this
 event. If the store cannot be opened or written, the payload is spooled for
 the next call. Context is looked up only after the event is stored (capture
 first): a store that is down, or so slow that the capture alone took
-``INJECT_WITHIN_SECONDS``, injects nothing, and a failed look-up is logged,
-never spooled. If the settings themselves do not load (a bad value in the
-config file or the environment), the event cannot be applied now but is not
-lost either: it is spooled, and the first hook call or reconcile run with
-valid settings replays it.
+``INJECT_WITHIN_SECONDS``, injects nothing; a look-up is given up after
+``INJECT_LOOKUP_SECONDS``; a failed one is logged, never spooled. If the
+settings themselves do not load (a bad value in the config file or the
+environment), the event cannot be applied now but is not lost either: it
+is spooled, and the first hook call or reconcile run with valid settings
+replays it.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import contextlib
 import io
 import json
 import sys
+import threading
 import time
 import warnings
 from typing import TYPE_CHECKING, Any
@@ -68,6 +70,9 @@ UNUSED_BY_HOOKS = ("numpy", "pandas", "pyarrow")
 #: A capture slower than this (seconds since the hook started) means the
 #: store is struggling: the agent is kept waiting no longer, nothing is injected.
 INJECT_WITHIN_SECONDS = 2.0
+#: The longest the context look-up may take; past it the hook answers with
+#: nothing rather than keep the agent waiting.
+INJECT_LOOKUP_SECONDS = 1.0
 
 
 def main(argv: list[str]) -> int:
@@ -168,11 +173,18 @@ def _store(payload: dict[str, Any], settings: Settings, started: float) -> str |
     if settings.engine_name == "memgraph":
         _mute_library_logging()
     engine = open_engine(settings, fail_fast=True)
-    with SessionsGraph(settings=settings, engine=engine) as graph:
+    graph = SessionsGraph(settings=settings, engine=engine)
+    look_up: threading.Thread | None = None
+    try:
         if pending_files(settings):
             replay_spool(graph, settings)
         outcome = handle_payload(graph, settings, payload, settings.user_id)
-        context = _context(graph, settings, payload, outcome, started)
+        context, look_up = _context(graph, settings, payload, outcome, started)
+    finally:
+        # A look-up still running holds the store: the process ends without
+        # waiting for it (``__main__`` exits with os._exit), so it is left be.
+        if look_up is None or not look_up.is_alive():
+            graph.close()
     for n, warning in enumerate(outcome.warnings):
         log_line(settings.log_path, "WARN", f"{outcome.summary()}: {warning}", stderr=n == 0)
     log_line(settings.log_path, "INFO", outcome.summary())
@@ -185,22 +197,43 @@ def _context(
     payload: dict[str, Any],
     outcome: Outcome,
     started: float,
-) -> str | None:
-    """The hook output carrying context for this stored event, or None. Never
-    raises: the event is recorded already, and context is a bonus."""
+) -> tuple[str | None, threading.Thread | None]:
+    """The hook output carrying context for this stored event (or None), and
+    the look-up's thread. Never raises: the event is recorded already, and
+    context is a bonus. The look-up runs in a thread so that it can be given
+    up after ``INJECT_LOOKUP_SECONDS``: a query cannot be interrupted from
+    here, on either engine, but the process can end without it."""
     if outcome.event not in INJECTING_EVENTS or outcome.user_id is None:
-        return None
+        return None, None
     if time.monotonic() - started > INJECT_WITHIN_SECONDS:
         outcome.warnings.append("store slow: no context injected")
-        return None
-    try:
-        from sessions_graph.hooks.inject import context_for, hook_output
+        return None, None
+    from sessions_graph.hooks.inject import context_for, hook_output
 
-        context = context_for(graph, settings, payload, outcome.user_id)
-    except Exception as exc:
+    user_id = outcome.user_id
+    found: list[str | None] = []
+    failed: list[Exception] = []
+
+    def look_up() -> None:
+        try:
+            found.append(context_for(graph, settings, payload, user_id))
+        except Exception as exc:
+            failed.append(exc)
+
+    worker = threading.Thread(target=look_up, name="sessions-graph-context", daemon=True)
+    worker.start()
+    worker.join(INJECT_LOOKUP_SECONDS)
+    if worker.is_alive():
+        outcome.warnings.append(
+            f"context look-up took over {INJECT_LOOKUP_SECONDS:g} s: none injected"
+        )
+        return None, worker
+    if failed:
+        exc = failed[0]
         outcome.warnings.append(f"no context injected: {type(exc).__name__}: {exc}")
-        return None
-    return None if context is None else hook_output(outcome.event, context)
+        return None, worker
+    context = found[0] if found else None
+    return (None if context is None else hook_output(outcome.event, context)), worker
 
 
 def _mute_library_logging() -> None:
