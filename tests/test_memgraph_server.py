@@ -4,6 +4,7 @@ records what the engine sends."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -306,3 +307,27 @@ def test_listed_schema_in_other_row_shapes() -> None:
         ("text", "memory_content_index"),
         ("unique", "User", "user_id"),
     } <= present
+
+
+# -- operator precedence -----------------------------------------------------------------
+#: An IN or IS [NOT] NULL whose operand runs into a + or - (or the reverse)
+#: without parentheses: Memgraph 3.6.x binds IN / IS NULL tighter than + / -
+#: (changed in 3.11), so such an expression means different things on
+#: different releases. ``reduce(acc = ..., x IN list | ...)`` stops at ``|``.
+_MIXED = (
+    re.compile(r"\bIN\b[^|()\[\]\n,]*[+\-]"),
+    re.compile(r"[+\-][^|()\[\]\n,]*\b(IN|IS\s+(NOT\s+)?NULL)\b"),
+    re.compile(r"\bIS\s+(NOT\s+)?NULL\b[^|()\[\]\n,]*[+\-]"),
+)
+
+
+def test_in_and_is_null_never_mix_with_plus_minus_unparenthesised() -> None:
+    offenders = [
+        name
+        for name in cypher.names()
+        for pattern in _MIXED
+        if pattern.search(cypher.load(name).replace("->", "  ").replace("<-", "  "))
+    ]
+    assert not offenders
+    assert _MIXED[0].search("WHERE $x IN c.list + [1]")
+    assert _MIXED[1].search("RETURN a + b IS NULL")
