@@ -581,7 +581,14 @@ class MemgraphEngine(Engine):
     ) -> None:
         def work(tx: Any) -> None:
             self._ensure_session(tx, session_id, user_id, started_at)
-            _rows(tx, "session/fill_start", session_id=session_id, cwd=cwd, project_key=project_key)
+            _rows(
+                tx,
+                "session/fill_start",
+                session_id=session_id,
+                cwd=cwd,
+                project_key=project_key,
+                started_at=started_at,
+            )
 
         self._write(work)
 
