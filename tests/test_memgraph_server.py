@@ -8,7 +8,8 @@ import re
 from typing import Any
 
 import pytest
-from memgraph_fakes import fake_engine
+from memgraph_fakes import fake_engine, server_error
+from neo4j import exceptions as neo4j_errors
 
 from sessions_graph import cypher
 from sessions_graph.engines import memgraph_server as server
@@ -331,3 +332,21 @@ def test_in_and_is_null_never_mix_with_plus_minus_unparenthesised() -> None:
     assert not offenders
     assert _MIXED[0].search("WHERE $x IN c.list + [1]")
     assert _MIXED[1].search("RETURN a + b IS NULL")
+
+
+def test_a_refused_show_version_is_the_current_form() -> None:
+    refused = server_error(neo4j_errors.ClientError, "You are not authorized to execute this query")
+    engine, driver = fake_engine(_searching(refused))
+    assert engine._server_form("memory/search") == "memory/search"
+    assert driver.statements().count("SHOW VERSION") == 1
+
+
+def test_a_refused_listing_runs_every_schema_statement() -> None:
+    refused = server_error(neo4j_errors.ClientError, "You are not authorized to execute this query")
+
+    def answer(statement: str, params: dict[str, Any]) -> Any:
+        return refused if statement.startswith("SHOW ") else []
+
+    engine, driver = fake_engine(answer)
+    engine.setup()
+    assert _ddl(driver.sent) == cypher.statements("schema/setup")

@@ -371,7 +371,12 @@ class MemgraphEngine(Engine):
     def _server_version(self) -> server.Version | None:
         """The server's release, asked once per engine (None: not parseable)."""
         if self._version is None:
-            rows = self._auto("admin/server_version")
+            try:
+                rows = self._auto("admin/server_version")
+            except StoreUnavailableError:
+                raise
+            except StoreError:
+                rows = []  # refused (e.g. privileges): no version, the current form
             answer = next(iter(rows[0].values()), None) if rows else None
             self._version = (server.parse_version(answer),)
         return self._version[0]
@@ -406,9 +411,14 @@ class MemgraphEngine(Engine):
         for (and under load fails on) concurrent writers even when the object
         exists. A statement whose object we cannot recognise in the listing
         is run, and "already exists" is success (a concurrent setup)."""
-        present = server.present_schema(
-            self._auto("admin/show_indexes"), self._auto("admin/show_constraints")
-        )
+        try:
+            present = server.present_schema(
+                self._auto("admin/show_indexes"), self._auto("admin/show_constraints")
+            )
+        except StoreUnavailableError:
+            raise
+        except StoreError:
+            present = set()  # listing refused (e.g. privileges): run them all
         for statement in server.missing_statements(wanted, present):
             self._ddl(statement, _EXISTS_ALREADY)
 
