@@ -70,7 +70,26 @@ def test_both_search_forms_exist_and_differ_only_in_the_limit() -> None:
     old = cypher.load("memory/search_int_limit")
     assert "text_search.search('memory_content_index', $query, {limit: $search_limit})" in current
     assert "text_search.search('memory_content_index', $query, $search_limit)" in old
-    assert current.replace("{limit: $search_limit}", "$search_limit") == old
+
+
+#: The config-map argument of text_search.* (3.11+).
+_CONFIG_MAP = re.compile(r"(text_search\.\w+\([^)]*?),\s*\{limit:\s*(\$\w+)\}\)")
+
+
+def test_every_release_dependent_statement_has_both_forms() -> None:
+    """A text_search call with a config map fails on 3.6-3.10: each such
+    file needs its ``_int_limit`` sibling, identical but for the limit."""
+    names = set(cypher.names())
+    with_map = {n for n in names if _CONFIG_MAP.search(cypher.load(n))}
+    assert "memory/search" in with_map
+    for name in with_map:
+        sibling = name + server.INT_LIMIT_SUFFIX
+        assert sibling in names, f"{name} has no {sibling}"
+        assert _CONFIG_MAP.sub(r"\1, \2)", cypher.load(name)) == cypher.load(sibling), name
+    for name in names:
+        if name.endswith(server.INT_LIMIT_SUFFIX):
+            assert name.removesuffix(server.INT_LIMIT_SUFFIX) in with_map, name
+            assert "{limit:" not in cypher.load(name), name
 
 
 def _searching(version_answer: Any) -> Any:
