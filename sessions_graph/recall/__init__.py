@@ -1,0 +1,34 @@
+"""Recall: a user's past turns, memories and entities back for a question.
+
+This is the plain layer: dicts in, dicts out, end to end, like the engines.
+``recall(engine, user_id, query, ...)`` returns ``{"user_id", "query",
+"hits"}`` and ``render(hits, max_tokens)`` turns hits into text an agent can
+read. The façade (``SessionsGraph.recall``) wraps the same result into the
+pydantic ``RecallResult``; the hook process, which injects recall results
+into an agent's context, calls this layer directly because importing
+pydantic alone costs ~80 ms there. Keep this package's imports light (``re``,
+``datetime``, the package's own plain modules): ``python -X importtime``.
+
+Modules: ``request`` (input rules), ``text`` (words, CJK, the index text),
+``dates`` (time bounds, dates a question names), ``lanes`` (one engine
+operation each), ``fusion`` (reciprocal rank fusion), ``render`` (snippets,
+the token budget), ``core`` (one recall).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def recall(engine: Any, user_id: str, query: str, **options: Any) -> dict[str, Any]:
+    """See ``sessions_graph.recall.core.recall``."""
+    from sessions_graph.recall.core import recall as run
+
+    return run(engine, user_id, query, **options)
+
+
+def render(hits: Any, max_tokens: int = 1500, query: str | None = None) -> str:
+    """See ``sessions_graph.recall.render.render``."""
+    from sessions_graph.recall.render import render as run
+
+    return run(hits, max_tokens, query)
