@@ -100,3 +100,18 @@ def test_named_dates_become_windows() -> None:
     assert "2023" not in rest and "paint" in rest
     assert named_windows("February 31, 2023")[0] == []
     assert named_windows("we may go")[0] == []
+
+
+def test_plain_json_matches_the_models(tmp_path: Path) -> None:
+    import json
+
+    from sessions_graph import SessionsGraph
+    from sessions_graph.recall import to_json
+
+    graph = SessionsGraph(engine=SQLiteEngine(tmp_path / "s.db"))
+    graph.record_session_start("s-1", user_id="alice")
+    graph.record_actions(
+        "s-1", [{"action_id": "a", "action_type": "user_message", "text": "東京 gc pauses"}]
+    )
+    plain = recall(graph.engine, "alice", "gc pauses")
+    assert json.loads(to_json(plain)) == json.loads(graph.recall("alice", "gc pauses").to_json())

@@ -37,7 +37,7 @@ from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, RUNNING, En
 from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
 from sessions_graph.query import Node, to_fts5
 from sessions_graph.recall.records import group_entity_units
-from sessions_graph.recall.text import TURN_NEIGHBOUR_CHARS, TURN_RADIUS, turn_document
+from sessions_graph.recall.text import TURN_RADIUS, turn_documents
 from sessions_graph.validation import check_workspace
 
 #: How long a writer waits for the lock before giving up, in milliseconds.
@@ -889,38 +889,33 @@ class SQLiteEngine(Engine):
     def _index_turns(
         self, conn: sqlite3.Connection, session_id: str, user_id: str, first_seq: int
     ) -> None:
-        """Index the session's actions from ``first_seq`` on, and give the
-        ones just before them their new neighbours: a batch costs one
-        document per new action plus at most ``TURN_RADIUS`` rewritten."""
+        """Index the session's actions from ``first_seq`` on and rewrite the
+        context of the ones just before them: a batch costs one document per
+        new action plus at most ``TURN_RADIUS`` rewritten."""
         rows = conn.execute(
             "SELECT a.action_id, a.seq, a.action_type, a.text, a.timestamp, d.rowid AS doc"
             " FROM actions a LEFT JOIN turn_docs d ON d.action_id = a.action_id"
             " WHERE a.session_id = ? AND a.seq >= ? ORDER BY a.seq",
             (session_id, first_seq - 2 * TURN_RADIUS),
         ).fetchall()
-        prepared = [turn_document(r["text"]) for r in rows]
-        for i, row in enumerate(rows):
-            if row["seq"] < first_seq - TURN_RADIUS:
-                continue  # context only: its own neighbours did not change
-            context = " ".join(
-                prepared[j][:TURN_NEIGHBOUR_CHARS]
-                for j in range(max(0, i - TURN_RADIUS), min(len(rows), i + TURN_RADIUS + 1))
-                if j != i
+        by_id = {r["action_id"]: r for r in rows}
+        for document in turn_documents(rows, first_seq):
+            row = by_id[document["action_id"]]
+            if row["doc"] is not None:
+                conn.execute(
+                    "UPDATE turns_fts SET context = ? WHERE rowid = ?",
+                    (document["context"], row["doc"]),
+                )
+                continue
+            cursor = conn.execute(
+                "INSERT INTO turn_docs(action_id, user_id, session_id, action_type, timestamp)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (row["action_id"], user_id, session_id, row["action_type"], row["timestamp"]),
             )
-            if row["doc"] is None:
-                cursor = conn.execute(
-                    "INSERT INTO turn_docs(action_id, user_id, session_id, action_type, timestamp)"
-                    " VALUES (?, ?, ?, ?, ?)",
-                    (row["action_id"], user_id, session_id, row["action_type"], row["timestamp"]),
-                )
-                conn.execute(
-                    "INSERT INTO turns_fts(rowid, body, context) VALUES (?, ?, ?)",
-                    (cursor.lastrowid, prepared[i], context),
-                )
-            else:
-                conn.execute(
-                    "UPDATE turns_fts SET context = ? WHERE rowid = ?", (context, row["doc"])
-                )
+            conn.execute(
+                "INSERT INTO turns_fts(rowid, body, context) VALUES (?, ?, ?)",
+                (cursor.lastrowid, document["body"], document["context"]),
+            )
 
     def _index_unindexed_turns(self, conn: sqlite3.Connection) -> None:
         sessions = conn.execute(

@@ -32,3 +32,11 @@ def render(hits: Any, max_tokens: int = 1500, query: str | None = None) -> str:
     from sessions_graph.recall.render import render as run
 
     return run(hits, max_tokens, query)
+
+
+def to_json(result: dict[str, Any]) -> str:
+    """A result as JSON, as ``RecallResult.to_json`` writes it (unset fields left out)."""
+    import json
+
+    hits = [{k: v for k, v in hit.items() if v is not None} for hit in result["hits"]]
+    return json.dumps({**result, "hits": hits}, ensure_ascii=False, separators=(",", ":"))

@@ -25,7 +25,8 @@ hook's write path.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 #: Longest token the engines' tokenizers keep whole (Tantivy's limit).
 MAX_TOKEN_CHARS = 40
@@ -36,6 +37,8 @@ TURN_RADIUS = 2
 TURN_NEIGHBOUR_CHARS = 500
 #: ... and its own text up to this many (the cut reconciliation makes too).
 TURN_BODY_CHARS = 8000
+#: What a match in the neighbours' text is worth next to one in the turn's own.
+TURN_CONTEXT_WEIGHT = 0.3
 
 #: Characters indexed one by one: CJK ideographs (with extensions and
 #: compatibility forms), Hiragana, Katakana, Hangul syllables and jamo.
@@ -80,6 +83,25 @@ def index_text(text: str) -> str:
 def turn_document(text: str) -> str:
     """An action's own text as the turn index stores it."""
     return index_text(text[:TURN_BODY_CHARS])
+
+
+def turn_documents(rows: Sequence[Mapping[str, Any]], first_seq: int) -> list[dict[str, Any]]:
+    """The turn-index documents to write after a session's actions from
+    ``first_seq`` on were stored: ``rows`` are the session's actions from
+    ``first_seq - 2 * TURN_RADIUS`` on, in order (``action_id``, ``seq``,
+    ``text``). Each new action gets its document (``action_id``, ``body``,
+    ``context``), and the ``TURN_RADIUS`` actions before them get theirs
+    again, since their neighbours changed; the ones further back are only
+    read, as context."""
+    prepared = [turn_document(r["text"] or "") for r in rows]
+    documents = []
+    for i, row in enumerate(rows):
+        if row["seq"] < first_seq - TURN_RADIUS:
+            continue
+        around = range(max(0, i - TURN_RADIUS), min(len(rows), i + TURN_RADIUS + 1))
+        context = " ".join(prepared[j][:TURN_NEIGHBOUR_CHARS] for j in around if j != i)
+        documents.append({"action_id": row["action_id"], "body": prepared[i], "context": context})
+    return documents
 
 
 def _pieces(token: str) -> list[str]:
