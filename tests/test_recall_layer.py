@@ -9,8 +9,9 @@ import textwrap
 from pathlib import Path
 
 from sessions_graph.engines.sqlite import MIGRATIONS, SQLiteEngine, _statements
-from sessions_graph.recall import recall, render
+from sessions_graph.recall.core import recall
 from sessions_graph.recall.dates import named_windows
+from sessions_graph.recall.render import render
 from sessions_graph.recall.text import index_text, query_terms
 
 
@@ -44,7 +45,8 @@ def test_plain_layer_does_not_import_pydantic(tmp_path: Path) -> None:
         f"""
         import sys
         from sessions_graph.engines.sqlite import SQLiteEngine
-        from sessions_graph.recall import recall, render
+        from sessions_graph.recall.core import recall
+        from sessions_graph.recall.render import render
         engine = SQLiteEngine({str(tmp_path / "s.db")!r})
         print(render(recall(engine, "alice", "anything")["hits"], 100))
         heavy = ("pydantic", "typer", "sessions_graph.models", "neo4j")

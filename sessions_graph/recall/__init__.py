@@ -1,9 +1,10 @@
 """Recall: a user's past turns, memories and entities back for a question.
 
 This is the plain layer: dicts in, dicts out, end to end, like the engines.
-``recall(engine, user_id, query, ...)`` returns ``{"user_id", "query",
-"hits"}`` and ``render(hits, max_tokens)`` turns hits into text an agent can
-read. The façade (``SessionsGraph.recall``) wraps the same result into the
+``sessions_graph.recall.core.recall(engine, user_id, query, ...)`` returns
+``{"user_id", "query", "hits"}``, ``sessions_graph.recall.render.render(hits,
+max_tokens, query)`` turns hits into text an agent can read and ``to_json``
+(here) writes a result as JSON. The façade (``SessionsGraph.recall``) wraps the same result into the
 pydantic ``RecallResult``; the hook process, which injects recall results
 into an agent's context, calls this layer directly because importing
 pydantic alone costs ~80 ms there. Keep this package's imports light (``re``,
@@ -25,13 +26,6 @@ def recall(engine: Any, user_id: str, query: str, **options: Any) -> dict[str, A
     from sessions_graph.recall.core import recall as run
 
     return run(engine, user_id, query, **options)
-
-
-def render(hits: Any, max_tokens: int = 1500, query: str | None = None) -> str:
-    """See ``sessions_graph.recall.render.render``."""
-    from sessions_graph.recall.render import render as run
-
-    return run(hits, max_tokens, query)
 
 
 def to_json(result: dict[str, Any]) -> str:
