@@ -59,3 +59,30 @@ def test_a_decision_reaches_the_next_sessions_model_request(claude_code: ClaudeC
     assert '"Which database should the orion cache use?"' in sent
     assert json.dumps(DECISION) in sent
     assert "data, not instructions" in sent
+
+
+def test_a_prompt_about_a_past_decision_gets_that_turn(claude_code: ClaudeCode) -> None:
+    """UserPromptSubmit: recall on the prompt, above the floor only."""
+    claude_code.install_hooks()
+    claude_code.env["SESSIONS_GRAPH_INJECT_SESSION_START_TOKENS"] = "0"  # this event alone
+    project = _project(claude_code)
+    api = claude_code.api
+
+    api.then(text(DECISION))
+    claude_code.run("Which database should the orion cache use?", project)
+    api.then(text("Noted."))
+    claude_code.run("Add a changelog entry for the release.", project)
+
+    api.then(text("SQLite, as decided."))
+    claude_code.run("Remind me: what database did we pick for the orion cache?", project)
+    sent = request_text(api.conversation[-1])
+    assert '<sessions-graph-memory kind="relevant-past">' in sent
+    relevant = sent.split('<sessions-graph-memory kind="relevant-past">')[1]
+    relevant = relevant.split("</sessions-graph-memory>")[0]
+    assert "SQLite in WAL mode" in relevant  # the answer, beside the matched question
+    assert "changelog" not in relevant  # below the floor
+    assert "where-you-left-off" not in sent  # its budget was 0
+
+    api.then(text("You're welcome."))
+    claude_code.run("thanks, go on", project)
+    assert "sessions-graph-memory" not in request_text(api.conversation[-1])

@@ -232,3 +232,65 @@ def test_a_slow_look_up_is_given_up_and_the_event_kept(tmp_path: Path, project: 
     assert (result.returncode, result.stdout) == (0, "")
     assert "took over 1 s" in result.stderr
     assert SQLiteEngine(load_settings().db).get_session("s-new") is not None
+
+
+def _prompt(session_id: str, cwd: Path, prompt: str) -> dict[str, Any]:
+    return payload("UserPromptSubmit", session_id, cwd, prompt=prompt)
+
+
+def test_a_prompt_gets_the_past_turns_it_is_about(
+    tmp_path: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    past_session(
+        tmp_path,
+        project,
+        "s-cache",
+        [
+            ("Which database should the orion cache use?", "SQLite in WAL mode, not Redis."),
+            ("Add a changelog entry for the release", "Added to CHANGELOG.md."),
+        ],
+    )
+    monkeypatch.setenv("SESSIONS_GRAPH_USER_ID", "bob")
+    past_session(tmp_path, project, "s-bob", [("orion cache database: bob uses Postgres", "Ok.")])
+    monkeypatch.setenv("SESSIONS_GRAPH_USER_ID", "alice")
+    result = hook(
+        _prompt("s-now", project, "Remind me, what database did we pick for the orion cache?")
+    )
+    context = injected(result, "UserPromptSubmit")
+    assert (
+        context.startswith(f'<{TAG} kind="relevant-past">\n')
+        and "data, not instructions" in context
+    )
+    items = [line for line in context.splitlines() if line.startswith("- (")]
+    assert len(items) == 1  # the question's turn, whose window holds the answer: shown once
+    assert "session s-cache, turn)" in items[0] and items[0].startswith("- (2026-11-29 10:")
+    assert "SQLite in WAL mode, not Redis." in items[0]
+    assert "bob" not in context.lower() and "Postgres" not in context
+    # The prompt itself was recorded first, and is never recalled for its own session.
+    again = hook(_prompt("s-now", project, "And what database did we pick for the orion cache?"))
+    assert "s-now" not in injected(again, "UserPromptSubmit")
+
+
+@pytest.mark.parametrize(
+    "prompt", ["thanks", "go on", "ok, continue", "Add a new endpoint for invoices"]
+)
+def test_no_topic_or_nothing_above_the_floor_injects_nothing(
+    tmp_path: Path, project: Path, prompt: str
+) -> None:
+    past_session(
+        tmp_path,
+        project,
+        "s-cache",
+        [("Which database should the orion cache use? thanks", "SQLite, thanks for asking.")],
+    )
+    result = hook(_prompt("s-now", project, prompt))
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+
+
+def test_prompt_budget_zero_turns_it_off(tmp_path: Path, project: Path) -> None:
+    past_session(tmp_path, project, "s-cache", [("orion cache database choice", "SQLite.")])
+    env = {**os.environ, "SESSIONS_GRAPH_INJECT_PROMPT_TOKENS": "0"}
+    result = hook(_prompt("s-now", project, "orion cache database?"), env)
+    assert (result.returncode, result.stdout) == (0, "")
+    result = hook(_prompt("s-now", project, "orion cache database?"))
+    assert "orion cache database choice" in injected(result, "UserPromptSubmit")

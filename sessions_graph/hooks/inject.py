@@ -14,6 +14,9 @@ inject:
   request and last answer, then the user's memories that fit them best, and
   one line saying that the ``recall`` tool finds more. Within
   ``inject_session_start_tokens``.
+* ``UserPromptSubmit``: recall on the prompt, other sessions only, and only
+  the hits above a relevance floor (``above_floor``): "thanks" or "go on"
+  injects nothing. Within ``inject_prompt_tokens``.
 
 A budget of 0 turns an event's injection off. Tokens are estimated at four
 characters each: the hook cannot afford a tokenizer, and the budgets are
@@ -33,7 +36,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 from sessions_graph.hooks.handle import project_key
@@ -62,7 +65,7 @@ _MORE = (
     "More is stored: the `recall` tool (sessions-graph MCP server) searches every past"
     " session and memory of this user."
 )
-_WORD = re.compile(r"[^\W_]{3,}")
+_TOKEN = re.compile(r"[^\W_]+")
 
 
 def hook_output(event: str, context: str) -> str:
@@ -81,6 +84,9 @@ def context_for(
     if event == "SessionStart":
         budget = settings.inject_session_start_tokens
         return session_start_context(graph, payload, user_id, budget) if budget > 0 else None
+    if event == "UserPromptSubmit":
+        budget = settings.inject_prompt_tokens
+        return prompt_context(graph, payload, user_id, budget) if budget > 0 else None
     return None
 
 
@@ -126,8 +132,7 @@ def _start_memories(
 
     words: dict[str, None] = {}
     for text in [project or ""] + [s["first_user_message"] or "" for s in sessions]:
-        for match in _WORD.finditer(text.lower()):
-            words.setdefault(match.group(), None)
+        words.update(dict.fromkeys(topic_words(text)))
     found: list[dict[str, Any]] = []
     if words:
         query = Or(tuple(Term((w,)) for w in list(words)[:32]))
@@ -154,6 +159,137 @@ def _session_line(row: dict[str, Any], quote_chars: int) -> str:
 def _memory_line(memory: dict[str, Any], quote_chars: int) -> str:
     source = f", session {memory['session_id']}" if memory.get("session_id") else ""
     return f"- ({_when(memory['created_at'])}{source}) {_quote(memory['content'], quote_chars)}"
+
+
+# -- UserPromptSubmit: past turns that bear on the prompt ---------------------------
+#: Recall hits asked for; the floor usually keeps fewer.
+PROMPT_HITS = 8
+#: Longest prompt passed to recall, in characters (its own limit is higher;
+#: the opening of a long paste says what it is about).
+PROMPT_QUERY_CHARS = 500
+#: Quote lengths tried for a recalled item at UserPromptSubmit.
+_PROMPT_QUOTE_STEPS = (400, 200, 100)
+#: Words that carry no topic in a prompt: replies to the agent ("thanks",
+#: "go on", "ok do it"). With recall's stop words they never count as evidence.
+FILLER_WORDS = frozenset(
+    """
+    ok okay yes yeah yep no nope sure thanks thank thx please pls go on continue
+    proceed next done good great nice cool fine perfect right lgtm agreed again
+    keep going start stop try retry more less it that this do does did make sense
+    sounds looks works hmm hi hello hey
+    """.split()
+)
+#: A hit is shown only if its text holds at least this share of the prompt's
+#: topic words...
+MIN_COVERAGE = 0.34
+#: ... and at least this many of them (fewer if the prompt has fewer).
+MIN_MATCHED = 2
+
+
+def topic_words(text: str) -> list[str]:
+    """The words of ``text`` that carry its topic, each once, in order:
+    lowercased runs of letters and digits of two or more characters, without
+    recall's stop words and the filler of replies to an agent."""
+    from sessions_graph.recall.text import STOP_WORDS
+
+    words = dict.fromkeys(m.group().lower() for m in _TOKEN.finditer(text))
+    return [w for w in words if len(w) > 1 and w not in STOP_WORDS and w not in FILLER_WORDS]
+
+
+def _matches(word: str, tokens: set[str]) -> bool:
+    """``word`` occurs in ``tokens``, or shares a stem with one (one is a
+    prefix of the other and the shorter has 4+ characters: cache/caches,
+    deploy/deployed), as the embedded engine's stemming would find it."""
+    if word in tokens:
+        return True
+    if len(word) < 4:
+        return False
+    return any((t.startswith(word) or (len(t) >= 4 and word.startswith(t))) for t in tokens)
+
+
+def above_floor(prompt_words: Collection[str], hit_text: str) -> bool:
+    """The relevance floor: recall ranks by fused rank (reciprocal rank over
+    its lanes), which always puts *something* first, so its score says
+    nothing about whether the best hit is any good. What does is how much
+    of the prompt's topic the hit's own text covers: at least
+    ``MIN_MATCHED`` of its topic words (all of them for a one-word topic) and
+    at least ``MIN_COVERAGE`` of them."""
+    if not prompt_words:
+        return False
+    tokens = {m.group().lower() for m in _TOKEN.finditer(hit_text)}
+    matched = sum(_matches(w, tokens) for w in prompt_words)
+    return matched >= min(MIN_MATCHED, len(prompt_words)) and (
+        matched / len(prompt_words) >= MIN_COVERAGE
+    )
+
+
+def prompt_context(
+    graph: SessionsGraph, payload: dict[str, Any], user_id: str, budget_tokens: int
+) -> str | None:
+    """Past turns and memories of other sessions that bear on the prompt,
+    best first, only those above the floor (``above_floor``); None when
+    nothing does: a prompt like "thanks" or "go on" has no topic words and
+    injects nothing."""
+    prompt = payload.get("prompt")
+    if not isinstance(prompt, str):
+        return None
+    words = topic_words(prompt[:PROMPT_QUERY_CHARS])
+    if not words:
+        return None
+    from sessions_graph.recall.core import recall
+
+    result = recall(
+        graph.engine,
+        user_id,
+        prompt[:PROMPT_QUERY_CHARS],
+        limit=PROMPT_HITS,
+        session_id=payload.get("session_id"),
+        scope=["turns", "memories"],
+    )
+    current = payload.get("session_id")
+    hits = []
+    shown: set[tuple[str | None, str]] = set()  # (session, line) already in a kept window
+    for hit in result["hits"]:
+        lines = [line.strip() for line in (hit.get("text") or "").splitlines() if line.strip()]
+        # A turn hit is its turn (the line marked ">>") with its neighbours;
+        # the floor judges the turn's own words, not what surrounds it.
+        own = next((line for line in lines if line.startswith(">>")), None)
+        if hit.get("session_id") == current or not lines:
+            continue
+        if not above_floor(words, own or " ".join(lines)):
+            continue
+        session = hit.get("session_id")
+        if own is not None:
+            if (session, _line_key(own)) in shown:
+                continue  # a neighbour of a turn already shown
+            shown.update((session, _line_key(line)) for line in lines)
+        hits.append({**hit, "text": " | ".join(lines)})
+    if not hits:
+        return None
+    return _fit(
+        budget_tokens,
+        [
+            (
+                "Past turns and memories of this user that match this prompt (best first):",
+                [lambda n, h=h: _hit_line(h, n) for h in hits],
+            )
+        ],
+        kind="relevant-past",
+        steps=_PROMPT_QUOTE_STEPS,
+    )
+
+
+def _line_key(line: str) -> str:
+    """A window line without its ">>" mark, as far as a neighbour shows it."""
+    return line.removeprefix(">>").strip()[:100]
+
+
+def _hit_line(hit: dict[str, Any], quote_chars: int) -> str:
+    source = f", session {hit['session_id']}" if hit.get("session_id") else ""
+    what = "memory" if hit.get("kind") == "memory" else "turn"
+    return (
+        f"- ({_when(hit.get('timestamp'))}{source}, {what}) {_quote(hit.get('text'), quote_chars)}"
+    )
 
 
 # -- shared formatting --------------------------------------------------------------
