@@ -74,7 +74,10 @@ def run(
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
     CPU.setdefault(name, []).append(cpu * 1000)
-    if result.returncode != 0 or result.stderr:
+    # The one stderr line a hook may print when it gives up a slow look-up is
+    # counted by the caller; anything else is a failure of the bench.
+    gave_up = b"context look-up took over" in result.stderr
+    if result.returncode != 0 or (result.stderr and not gave_up):
         sys.exit(f"{name} misbehaved: rc={result.returncode} {result.stderr.decode()[:300]}")
     return elapsed * 1000, result
 
@@ -201,6 +204,7 @@ def main() -> None:
             "PostToolUse": [],
         }
         injected = {"SessionStart": 0, "UserPromptSubmit": 0}
+        given_up = {"SessionStart": 0, "UserPromptSubmit": 0}
         for _ in range(args.runs):
             # Interleaved, so that machine noise hits all of them alike.
             results["python -c pass"].append(
@@ -215,6 +219,7 @@ def main() -> None:
                 elapsed, result = run(name, hook, payload, env)
                 results[name].append(elapsed)
                 injected[name] += b"additionalContext" in result.stdout
+                given_up[name] += b"context look-up took over" in result.stderr
             append_turns(transcript, "bench-stop", 50)
             results["Stop + 50 lines"].append(
                 timed("Stop + 50 lines", hook, event("Stop", "bench-stop", transcript), env)
@@ -232,7 +237,7 @@ def main() -> None:
             line for line in log.read_text().splitlines() if "Stop session=bench-stop" in line
         ]
         assert all(line.endswith("new_actions=50") for line in imported), "each Stop imports 50"
-        assert injected["SessionStart"] == args.runs, "every SessionStart injects"
+        assert injected["SessionStart"] + given_up["SessionStart"] == args.runs, "SessionStart"
 
     floor = statistics.median(results["python -c pass"])
     cpu_floor = statistics.median(CPU["python -c pass"])
@@ -250,10 +255,11 @@ def main() -> None:
             f"{name:<18}{median:>8.1f}{p90:>8.1f}{samples[0]:>8.1f}{median / floor:>8.2f}"
             f"{cpu:>8.1f}{cpu / cpu_floor:>8.2f}{goal:>8}"
         )
-    print(
-        f"injected: SessionStart {injected['SessionStart']}/{args.runs},"
-        f" UserPromptSubmit {injected['UserPromptSubmit']}/{args.runs}"
-    )
+    for name in injected:
+        print(
+            f"{name}: context injected {injected[name]}/{args.runs},"
+            f" look-up given up after 1 s {given_up[name]}/{args.runs}"
+        )
 
 
 if __name__ == "__main__":

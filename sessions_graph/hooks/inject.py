@@ -164,6 +164,8 @@ def _memory_line(memory: dict[str, Any], quote_chars: int) -> str:
 # -- UserPromptSubmit: past turns that bear on the prompt ---------------------------
 #: Recall hits asked for; the floor usually keeps fewer.
 PROMPT_HITS = 8
+#: Topic words of the prompt searched for, at most (the first ones).
+PROMPT_TERMS = 8
 #: Longest prompt passed to recall, in characters (its own limit is higher;
 #: the opening of a long paste says what it is about).
 PROMPT_QUERY_CHARS = 500
@@ -238,10 +240,12 @@ def prompt_context(
         return None
     from sessions_graph.recall.core import recall
 
+    # Recall is asked for the topic words alone: every term costs a pass
+    # over its postings, and filler or function words find nothing useful.
     result = recall(
         graph.engine,
         user_id,
-        prompt[:PROMPT_QUERY_CHARS],
+        " ".join(words[:PROMPT_TERMS]),
         limit=PROMPT_HITS,
         session_id=payload.get("session_id"),
         scope=["turns", "memories"],
