@@ -97,7 +97,7 @@ def test_query_terms_drop_stop_words_and_split_cjk_into_bigrams() -> None:
 
 def test_named_dates_become_windows() -> None:
     windows, rest = named_windows("What did Mel paint on October 13, 2023 and in May 2022?")
-    assert windows[0] == ("2023-10-12T00:00:00.000000+00:00", "2023-10-15T00:00:00.000000+00:00")
+    assert windows[0] == ("2023-10-12T00:00:00.000000+00:00", "2023-10-17T00:00:00.000000+00:00")
     assert windows[1] == ("2022-05-01T00:00:00.000000+00:00", "2022-06-01T00:00:00.000000+00:00")
     assert "2023" not in rest and "paint" in rest
     assert named_windows("February 31, 2023")[0] == []
