@@ -24,6 +24,7 @@ dangling operators, and queries with no positive term.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,12 +34,21 @@ from sessions_graph.errors import InvalidQueryError
 
 #: Longest query accepted, in characters.
 MAX_QUERY_CHARS = 1000
-#: Tantivy's default tokenizer drops tokens longer than this; so do we.
+#: Tantivy's default tokenizer drops tokens longer than this. We keep them
+#: (hashes and long identifiers are worth finding): the embedded index holds
+#: them whole, and on Memgraph a query with one is evaluated locally.
 MAX_TOKEN_CHARS = 40
 #: Deepest nesting of parentheses; deeper would exhaust the recursive parser.
 MAX_DEPTH = 32
 
 _TOKEN = re.compile(r"[^\W_]+")  # runs of letters and digits, like the tokenizers
+#: Scripts written without spaces between words (CJK ideographs, kana,
+#: Hangul): each character is a token, so a word is a phrase of characters.
+_CJK = re.compile(
+    "[\u1100-\u11ff\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31a0-\u31bf\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff\uf900-\ufaff"
+    "\uff66-\uff9f\U00020000-\U0002fa1f]"
+)
 _FORBIDDEN = set(":^~[]{}\\")
 _OPERATORS = {"AND", "OR", "NOT"}
 
@@ -70,9 +80,20 @@ Node = Union[Term, And, Or]  # noqa: UP007 - a runtime alias, kept 3.10-compatib
 
 
 def tokenize(text: str) -> list[str]:
-    """Split like the engines' tokenizers: letters and digits, lowercased."""
-    tokens = (m.group().lower() for m in _TOKEN.finditer(text))
-    return [t for t in tokens if len(t) <= MAX_TOKEN_CHARS]
+    """Split like the engines' tokenizers: letters and digits, lowercased;
+    a CJK character is a token of its own (``东京`` -> ``东``, ``京``)."""
+    tokens = []
+    for match in _TOKEN.finditer(text):
+        token = match.group().lower()
+        if _CJK.search(token):
+            tokens += [p for p in re.split(f"({_CJK.pattern})", token) if p]
+        else:
+            tokens.append(token)
+    return tokens
+
+
+def is_cjk(token: str) -> bool:
+    return bool(_CJK.match(token))
 
 
 def _lex(query: str) -> list[tuple[str, str]]:
@@ -242,6 +263,62 @@ def to_fts5(node: Node) -> str:
     if node.must_not:
         expr += " NOT (" + " OR ".join(to_fts5(n) for n in node.must_not) + ")"
     return "(" + expr + ")"
+
+
+def _terms(node: Node) -> list[Term]:
+    if isinstance(node, Term):
+        return [node]
+    children = node.should if isinstance(node, Or) else node.must + node.must_not
+    return [t for n in children for t in _terms(n)]
+
+
+def needs_local(node: Node) -> bool:
+    """Whether an index tokenizer cannot answer the query: a term holds CJK
+    (indexed as one run, so a word inside it is no token) or a token longer
+    than Tantivy keeps. Such a query is evaluated over the user's own texts
+    with ``matches``."""
+    return any(
+        is_cjk(token) or len(token) > MAX_TOKEN_CHARS
+        for term in _terms(node)
+        for token in term.tokens
+    )
+
+
+def substrings(node: Node) -> list[str]:
+    """Pieces of text at least one of which occurs (case aside) in any text
+    the query matches: one per positive term, its longest CJK run or token.
+    A cheap filter before ``matches`` decides."""
+
+    def positive(n: Node) -> list[Term]:
+        if isinstance(n, Term):
+            return [n]
+        children = n.should if isinstance(n, Or) else n.must
+        return [t for c in children for t in positive(c)]
+
+    pieces = []
+    for term in positive(node):
+        runs, current = [], ""
+        for token in term.tokens:
+            if is_cjk(token):
+                current += token
+            else:
+                runs += [current, token] if current else [token]
+                current = ""
+        runs.append(current)
+        pieces.append(max(runs, key=len))
+    return list(dict.fromkeys(p for p in pieces if p))
+
+
+def local_score(node: Node, tokens: Sequence[str]) -> float:
+    """A relevance score where no index scores: positive hits, damped by length."""
+
+    def positive_hits(n: Node) -> int:
+        if isinstance(n, Term):
+            return term_hits(n, tokens)
+        children = n.should if isinstance(n, Or) else n.must
+        return sum(positive_hits(c) for c in children)
+
+    return positive_hits(node) / math.sqrt(max(len(tokens), 1))
 
 
 def has_prefix(node: Node) -> bool:

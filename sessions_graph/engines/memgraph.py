@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -64,11 +63,10 @@ from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, RUNNING, En
 from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
 from sessions_graph.query import (
     Node,
-    Or,
-    Term,
     has_prefix,
+    local_score,
     matches,
-    term_hits,
+    needs_local,
     to_tantivy,
     tokenize,
 )
@@ -225,18 +223,6 @@ def turn_search_query(terms: Sequence[Sequence[str]], field: str, key: str) -> s
 def user_search_query(node: Node, key: str) -> str:
     """The Tantivy query for one user: the user's key is required."""
     return f"+data.user_key:{key} +{to_tantivy(node, 'data.content')}"
-
-
-def local_score(node: Node, tokens: Sequence[str]) -> float:
-    """A relevance score for the prefix path: positive hits, damped by length."""
-
-    def positive_hits(n: Node) -> int:
-        if isinstance(n, Term):
-            return term_hits(n, tokens)
-        children = n.should if isinstance(n, Or) else n.must
-        return sum(positive_hits(c) for c in children)
-
-    return positive_hits(node) / math.sqrt(max(len(tokens), 1))
 
 
 # -- the engine -----------------------------------------------------------------
@@ -522,7 +508,7 @@ class MemgraphEngine(Engine):
         return self._read("memory/list_by_session", session_id=session_id, limit=limit)
 
     def search_memories(self, user_id: str, query: Any, limit: int) -> list[Record]:
-        if has_prefix(query):
+        if has_prefix(query) or needs_local(query):
             return self._search_locally(user_id, query, limit)
         rows = self._read(
             self._server_form("memory/search"),

@@ -35,7 +35,15 @@ from typing import Any
 from sessions_graph.clock import utcnow
 from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, RUNNING, Engine, Record
 from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
-from sessions_graph.query import Node, to_fts5
+from sessions_graph.query import (
+    Node,
+    local_score,
+    matches,
+    needs_local,
+    substrings,
+    to_fts5,
+    tokenize,
+)
 from sessions_graph.recall.records import group_entity_units
 from sessions_graph.recall.text import TURN_RADIUS, turn_documents
 from sessions_graph.validation import check_workspace
@@ -447,6 +455,8 @@ class SQLiteEngine(Engine):
         return [dict(r) for r in rows]
 
     def search_memories(self, user_id: str, query: Node, limit: int) -> list[Record]:
+        if needs_local(query):
+            return self._search_substrings(user_id, query, limit)
         # ORDER BY rank alone (FTS5's bm25, lower is better) lets FTS5 hand
         # rows over already ranked and stop at the limit; any second sort key
         # makes SQLite sort every match itself, a third slower at 100k
@@ -462,6 +472,26 @@ class SQLiteEngine(Engine):
         records = [dict(r) for r in rows]
         records.sort(key=lambda r: (r["score"], r["created_at"], r["memory_id"]), reverse=True)
         return records
+
+    def _search_substrings(self, user_id: str, query: Node, limit: int) -> list[Record]:
+        """A query unicode61 cannot answer (CJK is indexed as whole runs):
+        the user's memories holding one of its pieces (``instr``, no LIKE
+        wildcards to escape), then the exact token rules in Python."""
+        pieces = substrings(query)
+        if not pieces:
+            return []
+        found = " OR ".join(["instr(lower(content), ?) > 0"] * len(pieces))
+        rows = self._read(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE user_id = ? AND ({found})",
+            (user_id, *pieces),
+        )
+        hits = []
+        for row in rows:
+            tokens = tokenize(row["content"])
+            if matches(query, tokens):
+                hits.append({**dict(row), "score": local_score(query, tokens)})
+        hits.sort(key=lambda r: (r["score"], r["created_at"], r["memory_id"]), reverse=True)
+        return hits[:limit]
 
     def update_memory(
         self, memory_id: str, content: str, updated_at: str, user_id: str | None = None
