@@ -17,11 +17,11 @@ per turn, the user's rows only) asked the question's words OR-ed together,
 BM25 order.
 
 Speed (``--speed``): 100 and 1,000 generated coding sessions of 100 actions
-(10k and 100k actions: prompts, answers, tool calls and longer tool results
-over a shared vocabulary plus per-session names), recall p50 / p90 on the
-embedded engine against a bare FTS5 query over the same action texts in the
-same run; and the cost the turn index adds to ``record_actions`` (batches of
-50, as a hook's Stop event imports them).
+(10k and 100k actions: prompts, answers, tool calls and longer tool results;
+see ``session_actions``), recall p50 / p90 on the embedded engine against a
+bare FTS5 table of the same action texts asked the same words in the same
+run; and the cost the turn index adds to ``record_actions`` (batches of 50,
+as a hook's Stop event imports them).
 
     python bench/bench_recall.py --locomo PATH [--speed] [--sizes 10000 100000]
 """
@@ -44,6 +44,7 @@ from typing import Any
 from sessions_graph import SessionsGraph
 from sessions_graph.engines.sqlite import SQLiteEngine
 from sessions_graph.recall.core import recall as plain_recall
+from sessions_graph.recall.text import query_terms
 from sessions_graph.settings import Settings
 
 _WORD = re.compile(r"[^\W_]+")
@@ -196,21 +197,58 @@ VOCABULARY = (
     "pydantic model validation error exception traceback logging metrics tracing span "
     "refactor rename extract module package import circular dependency upgrade version "
     "benchmark profile memory leak allocation thread async await event loop socket http "
-    "json yaml toml parser serializer encoding unicode bytes stream buffer file path"
+    "json yaml toml parser serializer encoding unicode bytes stream buffer file path "
+    "database table column row transaction lock deadlock replica backup restore snapshot "
+    "frontend react component state props hook render css layout button form modal route "
+    "api client request response status header payload webhook graphql rest grpc proto "
+    "cli command flag option argument stdout stderr exit signal process subprocess shell "
+    "git branch commit merge rebase conflict diff patch review release tag changelog"
 ).split()
+#: The vocabulary in a fixed, arbitrary order of frequency.
+RANKED = random.Random(0).sample(VOCABULARY, len(VOCABULARY))
+FUNCTION_WORDS = (
+    "the a an to of in on for and or but is are was be it this that we you i with as at "
+    "by from not now then so if when there here can will should would could have has had"
+).split()
+SYLLABLES = "ka ro mi ta lo ne vi su pe do ga ri zo mu fe ba ti ko na le".split()
 VERBS = "fix add remove rename move split merge update check explain debug profile".split()
 TOOLS = ("Bash", "Read", "Edit", "Grep", "Write")
 
 
+def zipf_choice(rng: random.Random, items: list[str], s: float = 1.1) -> str:
+    """An item drawn with probability ~ 1 / rank^s: a few words are everywhere."""
+    weights = [1 / (rank**s) for rank in range(1, len(items) + 1)]
+    return rng.choices(items, weights)[0]
+
+
 def session_actions(rng: random.Random, session: int, count: int) -> list[dict[str, Any]]:
-    """One coding session: turns of prompt, answer, tool calls and results."""
-    topic = rng.sample(VOCABULARY, 6)
+    """One coding session: prompts, answers, tool calls and longer results.
+
+    Text is drawn the way a project's sessions read: function words, a few
+    topic words that this session keeps coming back to (Zipf over a coding
+    vocabulary, so "error" is common and "deadlock" rare), general coding
+    words, and the session's own identifiers (module, function and file
+    names made of syllables)."""
+    topic = [zipf_choice(rng, RANKED, 0.8) for _ in range(6)]
     name = f"module{session}"
+    identifiers = [
+        "".join(rng.choices(SYLLABLES, k=rng.randint(2, 4))) for _ in range(rng.randint(5, 30))
+    ]
     actions: list[dict[str, Any]] = []
 
     def words(k: int) -> str:
-        pool = topic * 3 + VOCABULARY
-        return " ".join(rng.choice(pool) for _ in range(k))
+        out = []
+        for _ in range(k):
+            roll = rng.random()
+            if roll < 0.35:
+                out.append(rng.choice(FUNCTION_WORDS))
+            elif roll < 0.6:
+                out.append(rng.choice(topic))
+            elif roll < 0.85:
+                out.append(zipf_choice(rng, RANKED))
+            else:
+                out.append(rng.choice(identifiers))
+        return " ".join(out)
 
     while len(actions) < count:
         kind = len(actions) % 5
@@ -222,12 +260,12 @@ def session_actions(rng: random.Random, session: int, count: int) -> list[dict[s
             action = {"action_type": "assistant_message", "text": text}
         elif kind == 2:
             tool = rng.choice(TOOLS)
-            path = f"src/{name}/{rng.choice(topic)}.py"
+            path = f"src/{name}/{rng.choice(identifiers)}.py"
             text = f'{{"command": "grep -rn {rng.choice(topic)} {path}"}}'
             action = {"action_type": "tool_call", "tool_name": tool, "text": text}
         elif kind == 3:
             lines = [
-                f"src/{name}/{rng.choice(topic)}.py:{rng.randint(1, 900)}: {words(8)}"
+                f"src/{name}/{rng.choice(identifiers)}.py:{rng.randint(1, 900)}: {words(8)}"
                 for _ in range(rng.randint(3, 20))
             ]
             action = {"action_type": "tool_result", "tool_name": "Bash", "text": "\n".join(lines)}
@@ -292,7 +330,9 @@ def speed(sizes: list[int], repeat: int) -> None:
                 graph.recall("dev", question)  # warm the page cache
                 ours += timed(lambda g=graph, q=question: g.recall("dev", q), repeat)
                 plain += timed(lambda g=graph, q=question: plain_recall(g.engine, "dev", q), repeat)
-                match = bare_query(question)
+                # The bare query gets the same words recall searches (no stop
+                # words), so the ratio is recall's own overhead.
+                match = " OR ".join(f'"{" ".join(t)}"' for t in query_terms(question))
                 base += timed(
                     lambda b=bare, m=match: b.execute(
                         "SELECT rowid, text FROM t WHERE t MATCH ? ORDER BY rank LIMIT 10", (m,)

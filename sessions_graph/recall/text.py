@@ -34,7 +34,7 @@ MAX_TOKEN_CHARS = 40
 TURN_RADIUS = 2
 #: ... each contributing at most this many characters (a neighbour is context,
 #: and a 50 KB tool result must not drown the turn it surrounds) ...
-TURN_NEIGHBOUR_CHARS = 500
+TURN_NEIGHBOUR_CHARS = 300
 #: ... and its own text up to this many (the cut reconciliation makes too).
 TURN_BODY_CHARS = 8000
 #: What a match in the neighbours' text is worth next to one in the turn's own.
@@ -73,9 +73,11 @@ STOP_WORDS = frozenset(
 def index_text(text: str) -> str:
     """``text`` as the turn index stores it: CJK characters spaced apart and
     tokens over 40 characters cut into pieces; everything else unchanged."""
-    if _CJK.search(text):
+    # Cheap tests first: this runs on every action a hook stores, and almost
+    # no text has CJK or a run of 41 letters without a space.
+    if not text.isascii() and _CJK.search(text):
         text = _CJK_RUN.sub(lambda m: " " + " ".join(m.group()) + " ", text)
-    if _LONG.search(text):
+    if any(len(chunk) > MAX_TOKEN_CHARS for chunk in text.split()):
         text = _LONG.sub(lambda m: " ".join(_pieces(m.group())), text)
     return text
 
