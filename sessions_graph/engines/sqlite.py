@@ -48,6 +48,10 @@ from sessions_graph.recall.records import group_entity_units
 from sessions_graph.recall.text import TURN_RADIUS, turn_documents
 from sessions_graph.validation import check_workspace
 
+#: A recall term found in more turn documents than this is a common term
+#: (``SQLiteEngine._turn_match``): it scores rows but does not select them.
+COMMON_TURN_DOCS = 2000
+
 #: How long a writer waits for the lock before giving up, in milliseconds.
 BUSY_TIMEOUT_MS = 30_000
 
@@ -961,8 +965,7 @@ class SQLiteEngine(Engine):
     ) -> list[Record]:
         if not terms:
             return []
-        # Tokens are letters and digits only, so quoting each phrase is safe.
-        match = " OR ".join('"' + " ".join(t) + '"' for t in terms)
+        match = self._turn_match(terms)
         # ORDER BY rank alone lets FTS5 hand rows over ranked (bm25 with the
         # column weights set in the migration) and stop at the limit.
         rows = self._read(
@@ -975,6 +978,36 @@ class SQLiteEngine(Engine):
             {"match": match, "user_id": user_id, "limit": limit, **_turn_filter_params(filters)},
         )
         return [dict(r) for r in rows]
+
+    def _turn_match(self, terms: Sequence[Sequence[str]]) -> str:
+        """The MATCH expression for recall's terms, in the manner of a
+        common-terms query: FTS5 computes bm25 for every row a query matches,
+        and a word found in a large share of the turns (with its neighbours'
+        text, "error" or "test" can be in most of them) would make it rank
+        nearly the whole index. So rows must hold one of the less common
+        terms, and the common ones only add to those rows' scores (bm25 sees
+        every phrase of the expression). Without any less common term, the
+        least common one plays that part."""
+        # Tokens are letters and digits only, so quoting each phrase is safe.
+        phrases = ['"' + " ".join(t) + '"' for t in terms]
+        counted = []
+        for phrase in phrases:
+            row = self._read(
+                "SELECT count(*) FROM (SELECT 1 FROM turns_fts WHERE turns_fts MATCH ? LIMIT ?)",
+                (phrase, COMMON_TURN_DOCS + 1),
+            )
+            counted.append((row[0][0], phrase))
+        rare = [p for n, p in counted if n <= COMMON_TURN_DOCS]
+        common = [p for n, p in counted if n > COMMON_TURN_DOCS]
+        if not common:
+            return " OR ".join(rare)
+        if not rare:
+            rare = [min(counted)[1]]
+            common.remove(rare[0])
+            if not common:
+                return rare[0]
+        required = " OR ".join(rare)
+        return f"({required}) AND ({required} OR {' OR '.join(common)})"
 
     def turn_windows(self, user_id: str, action_ids: Sequence[str], radius: int) -> list[Record]:
         if not action_ids:
