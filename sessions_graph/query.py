@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Union
@@ -42,13 +43,25 @@ MAX_TOKEN_CHARS = 40
 MAX_DEPTH = 32
 
 _TOKEN = re.compile(r"[^\W_]+")  # runs of letters and digits, like the tokenizers
-#: Scripts written without spaces between words (CJK ideographs, kana,
-#: Hangul): each character is a token, so a word is a phrase of characters.
-_CJK = re.compile(
-    "[\u1100-\u11ff\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31a0-\u31bf\u31f0-\u31ff"
-    "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff\uf900-\ufaff"
-    "\uff66-\uff9f\U00020000-\U0002fa1f]"
+#: Scripts written without spaces between words (Hangul jamo, kana, CJK
+#: ideographs with their extensions and compatibility forms, Hangul
+#: syllables, halfwidth kana): each character is a token, so a word is a
+#: phrase of characters. Code point ranges, not a regex class: compiling a
+#: class this wide costs tens of milliseconds, and hooks import this module.
+CJK_RANGES = (
+    (0x1100, 0x11FF),
+    (0x3040, 0x30FF),
+    (0x3100, 0x31BF),
+    (0x31F0, 0x31FF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xA960, 0xA97F),
+    (0xAC00, 0xD7FF),
+    (0xF900, 0xFAFF),
+    (0xFF66, 0xFF9F),
+    (0x20000, 0x2FA1F),
 )
+_CJK_STARTS = [start for start, _ in CJK_RANGES]
 _FORBIDDEN = set(":^~[]{}\\")
 _OPERATORS = {"AND", "OR", "NOT"}
 
@@ -82,18 +95,35 @@ Node = Union[Term, And, Or]  # noqa: UP007 - a runtime alias, kept 3.10-compatib
 def tokenize(text: str) -> list[str]:
     """Split like the engines' tokenizers: letters and digits, lowercased;
     a CJK character is a token of its own (``东京`` -> ``东``, ``京``)."""
-    tokens = []
+    tokens: list[str] = []
     for match in _TOKEN.finditer(text):
         token = match.group().lower()
-        if _CJK.search(token):
-            tokens += [p for p in re.split(f"({_CJK.pattern})", token) if p]
-        else:
-            tokens.append(token)
+        tokens += [token] if token.isascii() else split_cjk(token)
     return tokens
 
 
 def is_cjk(token: str) -> bool:
-    return bool(_CJK.match(token))
+    """Whether the (first) character of ``token`` is CJK."""
+    code = ord(token[0])
+    i = bisect_right(_CJK_STARTS, code) - 1
+    return i >= 0 and code <= CJK_RANGES[i][1]
+
+
+def split_cjk(word: str) -> list[str]:
+    """A word cut into its CJK characters, one each, and the runs between them."""
+    parts: list[str] = []
+    run = ""
+    for char in word:
+        if is_cjk(char):
+            if run:
+                parts.append(run)
+                run = ""
+            parts.append(char)
+        else:
+            run += char
+    if run:
+        parts.append(run)
+    return parts
 
 
 def _lex(query: str) -> list[tuple[str, str]]:

@@ -14,6 +14,7 @@ list of entity mentions) are not comparable, ranks are: an item scores
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -53,28 +54,27 @@ def fuse(
             scores[key] = scores.get(key, 0.0) + weight / (RRF_K + rank)
             found.setdefault(key, []).append(lane)
     order = sorted(items, key=lambda k: (scores[k], items[k].get("timestamp") or ""), reverse=True)
-    # Greedy selection with the session decay: at each step take the best
-    # item given what is already placed. Only the head of the list can move,
-    # so it is enough to look a little beyond what is left to fill.
-    placed: list[str] = []
-    per_session: dict[str, int] = {}
+    # Greedy selection with the session decay: take items best first; one
+    # whose session has filled its share is put back with its decayed score
+    # (a score only ever goes down, so the first item that needs no decay
+    # is the best one left). Lazy re-insertion into a heap does exactly that.
     free = max(1, round(limit * SESSION_SHARE))
-    pool = order[: max(limit * 4, 40)]
-    while pool and len(placed) < limit:
-
-        def adjusted(key: str) -> tuple[float, str]:
-            session = session_of(items[key])
-            seen = per_session.get(session, 0) if session else 0
-            factor = SESSION_DECAY ** max(0, seen - free + 1)
-            return scores[key] * factor, items[key].get("timestamp") or ""
-
-        best = max(pool, key=adjusted)
-        pool.remove(best)
-        session = session_of(items[best])
+    per_session: dict[str, int] = {}
+    heap = [(-scores[k], _desc(items[k]), i, k) for i, k in enumerate(order)]
+    heapq.heapify(heap)
+    placed: list[str] = []
+    while heap and len(placed) < limit:
+        negative, stamp, i, key = heapq.heappop(heap)
+        session = session_of(items[key])
+        seen = per_session.get(session, 0) if session else 0
+        wanted = scores[key] * SESSION_DECAY ** max(0, seen - free + 1)
+        if wanted < -negative:  # decayed since it was queued: queue it again
+            heapq.heappush(heap, (-wanted, stamp, i, key))
+            continue
         if session:
-            per_session[session] = per_session.get(session, 0) + 1
-        scores[best] = adjusted(best)[0]
-        placed.append(best)
+            per_session[session] = seen + 1
+        scores[key] = wanted
+        placed.append(key)
     ordered_lanes = list(LANE_WEIGHTS)
     return [
         {
@@ -87,3 +87,9 @@ def fuse(
         }
         for key in placed
     ]
+
+
+def _desc(item: Record) -> tuple[int, ...]:
+    """A heap key that puts later timestamps first (recency breaks ties)."""
+    stamp = item.get("timestamp")
+    return tuple(-ord(c) for c in stamp) if stamp else (1,)  # undated last
