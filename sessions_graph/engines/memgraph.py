@@ -10,10 +10,20 @@ Design notes (the why; docs/memgraph.md has the longer version):
   User input only travels as ``$parameters``; the sole non-parameter part of
   any query is the entity workspace label, validated then backticked.
 * **Writes are managed transactions**, wrapped in a bounded exponential
-  backoff (tenacity) for what is worth retrying: transient errors, dropped
+  backoff (tenacity) for what a re-run can fix: transient errors, dropped
   connections, write-write conflicts, and the unique-constraint race two
   processes hit when they MERGE the same new node at once (the re-run finds
-  the node). Every transaction function is safe to re-run whole.
+  the node). Not a taken ``memory_id``, not a transaction the server aborted
+  (timeout, TERMINATE), not ``neo4j://`` routing a standalone server refuses.
+  Every transaction function is safe to re-run whole, and carries a bounded
+  timeout the server enforces.
+* **Release-dependent statements** have one file per form
+  (``<name>`` / ``<name>_int_limit``); ``_server_form`` picks the one this
+  server takes, asking ``SHOW VERSION`` once (``engines/memgraph_server``).
+* **Schema out of the hot path.** ``setup`` and a workspace's first use run
+  only the schema statements whose object ``SHOW INDEX INFO`` / ``SHOW
+  CONSTRAINT INFO`` do not list: schema DDL waits for (and under load fails
+  on) concurrent writers even when the object exists.
 * **User-isolated search.** ``text_search.search`` applies its result limit
   (1000 by default) inside the procedure, before any ``WHERE user_id = ...``
   after it, so filtering afterwards lets other users' matches push a user's
@@ -34,10 +44,13 @@ Design notes (the why; docs/memgraph.md has the longer version):
   ``sessions_graph.query`` (``to_tantivy``, ``matches``); only the per-user
   wrapping and the prefix path's scoring are here.
 * **Entities** are LightRAG nodes (label = workspace, ``entity_id``,
-  ``entity_type``, ``description``, ``source_id`` = chunk hashes joined by
-  LightRAG's separator, ``file_path``) that also carry ``:Entity``; relations
-  are LightRAG's ``DIRECTED`` edges. What a chunk said about an entity lives
-  on its ``MENTIONED_IN`` edge, and users are only ever shown that.
+  ``entity_type``, ``description``, ``source_id``, ``file_path``) that also
+  carry ``:Entity``; relations are LightRAG's ``DIRECTED`` edges. LightRAG's
+  own ingestion may write the same nodes and edges: our parts of their
+  ``<SEP>`` fields are recorded in ``sg_added`` and only those are ever
+  removed, and a node or edge goes only when nothing else holds it
+  (``engines/lightrag_fields``). What a chunk said about an entity lives on
+  its ``MENTIONED_IN`` edge, and users are only ever shown that.
 """
 
 from __future__ import annotations
@@ -115,10 +128,11 @@ _SHUTDOWN = "shutdown"
 _ROUTING_REFUSED = ("not part of a cluster", "route message is not supported")
 
 #: What a schema statement's error says when the object is already there /
-#: already gone. Memgraph reports an existing or missing index or constraint
-#: as a notification, not an error; only the text index fails ('Text index
-#: "x" already exists.', 'Text index "x" doesn’t exist.', with a typographic
-#: apostrophe, which ``_ddl`` folds to ASCII before matching).
+#: already gone. Memgraph 3.6.2, 3.11 and main report an existing or missing
+#: index, constraint or text index as a notification, not an error; older
+#: builds failed for the text index ('Text index "x" already exists.',
+#: 'Text index "x" doesn’t exist.', with a typographic apostrophe, which
+#: ``_ddl`` folds to ASCII before matching), which is still success.
 _EXISTS_ALREADY = ("already exists",)
 _DOES_NOT_EXIST = ("doesn't exist", "does not exist")
 
@@ -357,7 +371,12 @@ class MemgraphEngine(Engine):
     def _server_version(self) -> server.Version | None:
         """The server's release, asked once per engine (None: not parseable)."""
         if self._version is None:
-            rows = self._auto("admin/server_version")
+            try:
+                rows = self._auto("admin/server_version")
+            except StoreUnavailableError:
+                raise
+            except StoreError:
+                rows = []  # refused (e.g. privileges): no version, the current form
             answer = next(iter(rows[0].values()), None) if rows else None
             self._version = (server.parse_version(answer),)
         return self._version[0]
@@ -392,9 +411,14 @@ class MemgraphEngine(Engine):
         for (and under load fails on) concurrent writers even when the object
         exists. A statement whose object we cannot recognise in the listing
         is run, and "already exists" is success (a concurrent setup)."""
-        present = server.present_schema(
-            self._auto("admin/show_indexes"), self._auto("admin/show_constraints")
-        )
+        try:
+            present = server.present_schema(
+                self._auto("admin/show_indexes"), self._auto("admin/show_constraints")
+            )
+        except StoreUnavailableError:
+            raise
+        except StoreError:
+            present = set()  # listing refused (e.g. privileges): run them all
         for statement in server.missing_statements(wanted, present):
             self._ddl(statement, _EXISTS_ALREADY)
 
