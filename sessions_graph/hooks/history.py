@@ -149,12 +149,18 @@ def _read_entry(head: Head, entry: dict[str, Any], number: int) -> None:
         head.session_id = _text(entry.get("id"))
         head.started_at = _text(entry.get("timestamp"))
         return
-    if entry.get("type") in ("user", "assistant", "system") and isinstance(entry.get("uuid"), str):
-        head.kind = head.kind or "claude"
-        head.sidechain = head.sidechain or entry.get("isSidechain") is True
-        head.session_id = head.session_id or _text(entry.get("sessionId"))
+    if "sessionId" in entry or "uuid" in entry:
+        # Claude Code: the session begins at its first dated entry (a queued
+        # prompt comes before the prompt's own message), but only message
+        # entries say the file holds a conversation.
         head.started_at = head.started_at or _text(entry.get("timestamp"))
         head.cwd = head.cwd or _text(entry.get("cwd"))
+        head.session_id = head.session_id or _text(entry.get("sessionId"))
+        if entry.get("type") in ("user", "assistant", "system") and isinstance(
+            entry.get("uuid"), str
+        ):
+            head.kind = head.kind or "claude"
+            head.sidechain = head.sidechain or entry.get("isSidechain") is True
 
 
 @dataclass
