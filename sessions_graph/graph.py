@@ -58,6 +58,7 @@ def open_engine(settings: Settings, *, fail_fast: bool = False) -> Engine:
             user=settings.memgraph_user,
             password=settings.memgraph_password,
             database=settings.memgraph_database or None,
+            workspaces=(settings.entity_workspace,),
             **limits,
         )
     if settings.engine_name != "embedded":
