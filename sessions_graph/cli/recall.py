@@ -35,16 +35,6 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description=SUMMARY)
     parser.add_argument("query", metavar="QUERY", help="What to recall, in plain words.")
@@ -68,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="Machine-readable output.")
     parser.add_argument(
         "--max-tokens",
-        type=_positive,
+        type=int,
         default=1500,
         metavar="N",
         help="Budget of the text output, in tokens (default 1500).",
@@ -93,11 +83,19 @@ def _project(text: str | None) -> str | None:
 
 
 def recall_text(args: argparse.Namespace, db: str | None) -> str:
-    """Run the recall the parsed options ask for; the text to print."""
+    """Run the recall the parsed options ask for; the text to print.
+
+    It calls the recall layer (plain records) rather than
+    ``SessionsGraph.recall``, whose pydantic result would add pydantic's import
+    to every call; the output is the same (``RecallResult.render`` and
+    ``to_json`` work from the same records).
+    """
+    from sessions_graph import recall
     from sessions_graph.graph import SessionsGraph
 
     with SessionsGraph(db=args.db or db) as graph:
-        result = graph.recall(
+        result = recall.recall(
+            graph.engine,
             args.user or graph.settings.user_id,
             args.query,
             limit=args.limit,
@@ -107,14 +105,13 @@ def recall_text(args: argparse.Namespace, db: str | None) -> str:
             until=args.until,
             project=_project(args.project),
         )
-        if args.json:
-            data = result.to_json()
-            if not isinstance(data, str):
-                import json
+    if args.json:
+        import json
 
-                data = json.dumps(data, indent=2, default=str)
-            return data
-        return result.render(max_tokens=args.max_tokens)
+        # RecallResult.to_json(): the result with unset (None) fields left out.
+        hits = [{k: v for k, v in hit.items() if v is not None} for hit in result["hits"]]
+        return json.dumps({**result, "hits": hits}, ensure_ascii=False)
+    return recall.render(result["hits"], args.max_tokens, result["query"])
 
 
 def main(argv: list[str], db: str | None = None) -> int:

@@ -201,7 +201,7 @@ class ImportSummary:
         text = (
             f"imported {self.files} file{'s' * (self.files != 1)}: "
             f"{self.sessions} session{'s' * (self.sessions != 1)}, "
-            f"{self.added} new action{'s' * (self.added != 1)}, {self.skipped} skipped"
+            f"{self.added:,} new action{'s' * (self.added != 1)}, {self.skipped} skipped"
         )
         if self.other_user:
             text += f" ({self.other_user} of another user)"
