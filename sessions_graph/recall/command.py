@@ -89,11 +89,12 @@ def recall_text(args: argparse.Namespace, db: str | None) -> str:
     to every call; the output is the same (``RecallResult.render`` and
     ``to_json`` work from the same records).
     """
-    from sessions_graph import recall
     from sessions_graph.graph import SessionsGraph
+    from sessions_graph.recall.core import recall
+    from sessions_graph.recall.render import render
 
     with SessionsGraph(db=args.db or db) as graph:
-        result = recall.recall(
+        result = recall(
             graph.engine,
             args.user or graph.settings.user_id,
             args.query,
@@ -110,7 +111,7 @@ def recall_text(args: argparse.Namespace, db: str | None) -> str:
         # RecallResult.to_json(): the result with unset (None) fields left out.
         hits = [{k: v for k, v in hit.items() if v is not None} for hit in result["hits"]]
         return json.dumps({**result, "hits": hits}, ensure_ascii=False)
-    return recall.render(result["hits"], args.max_tokens, result["query"])
+    return render(result["hits"], args.max_tokens, result["query"])
 
 
 def main(argv: list[str], db: str | None = None) -> int:
