@@ -16,10 +16,12 @@ scope, a limit out of range) and store errors exit 1.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import argparse
 
 PROG = "sessions-graph recall"
 SUMMARY = "Recall past turns, memories and entities for a question, best first."
@@ -29,13 +31,16 @@ class UsageError(Exception):
     """The command line itself is wrong (exit 2)."""
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> Any:  # argparse's own: usage + message, two lines
-        raise UsageError(message)
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description=SUMMARY)
+    # Imported here: the typer application imports this module to list the
+    # command, and should not pay for argparse.
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> Any:  # argparse's own prints usage: two lines
+            raise UsageError(message)
+
+    parser = Parser(prog=PROG, description=SUMMARY)
     parser.add_argument("query", metavar="QUERY", help="What to recall, in plain words.")
     parser.add_argument("--user", "-u", help="User id (default: the configured user_id).")
     parser.add_argument(
