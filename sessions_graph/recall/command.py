@@ -92,7 +92,7 @@ def recall_text(args: argparse.Namespace, db: str | None) -> str:
     It calls the recall layer (plain records) rather than
     ``SessionsGraph.recall``, whose pydantic result would add pydantic's import
     to every call; the output is the same (``RecallResult.render`` and
-    ``to_json`` work from the same records).
+    ``to_json`` are these functions over the same records).
     """
     from sessions_graph.graph import SessionsGraph
     from sessions_graph.recall.core import recall
@@ -111,11 +111,9 @@ def recall_text(args: argparse.Namespace, db: str | None) -> str:
             project=_project(args.project),
         )
     if args.json:
-        import json
+        from sessions_graph.recall import to_json
 
-        # RecallResult.to_json(): the result with unset (None) fields left out.
-        hits = [{k: v for k, v in hit.items() if v is not None} for hit in result["hits"]]
-        return json.dumps({**result, "hits": hits}, ensure_ascii=False)
+        return to_json(result)
     return render(result["hits"], args.max_tokens, result["query"])
 
 
