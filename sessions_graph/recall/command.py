@@ -57,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--scope",
         default="all",
-        help="all, or a comma-separated list of turns, memories, entities.",
+        help="all, or a comma-separated list of turns, memories, entities, session"
+        " (the asking session's own turns, left out otherwise).",
     )
     parser.add_argument("--json", action="store_true", help="Machine-readable output.")
     parser.add_argument(
