@@ -17,8 +17,6 @@ from test_hooks_helpers import ClaudeTranscript
 
 from sessions_graph.graph import SessionsGraph
 
-# Until the recall layer is merged in (removed then).
-pytestmark = pytest.mark.skipif(not hasattr(SessionsGraph, "recall"), reason="no graph.recall yet")
 CLI = [sys.executable, "-m", "sessions_graph"]
 QUESTION = "which database did we pick for the cache?"
 
