@@ -185,6 +185,9 @@ def project_key(cwd: str | None) -> str | None:
         return None
     path = Path(cwd)
     for candidate in (path, *path.parents):
-        if (candidate / ".git").exists():
-            return candidate.name or None
+        try:
+            if (candidate / ".git").exists():
+                return candidate.name or None
+        except OSError:  # a name too long for the OS: not a directory here
+            continue
     return path.name or None
