@@ -33,7 +33,17 @@ from pathlib import Path
 from typing import Any
 
 from sessions_graph.clock import utcnow
-from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, RUNNING, Engine, Record
+from sessions_graph.engines.base import (
+    FAILED,
+    PENDING,
+    RECONCILED,
+    RUNNING,
+    ActionsAdded,
+    Engine,
+    ImportCursor,
+    Record,
+    not_found_for_user,
+)
 from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
 from sessions_graph.query import Node, to_fts5
 from sessions_graph.validation import check_workspace
@@ -199,6 +209,11 @@ MIGRATIONS: list[str] = [
         expires_at REAL NOT NULL,
         PRIMARY KEY (chunk_hash, workspace)
     );
+    """,
+    # 4: the import cursor's fingerprint of the transcript prefix it stands
+    # after, so that a rewritten transcript is read again, not from mid-line.
+    """
+    ALTER TABLE sessions ADD COLUMN import_fingerprint TEXT;
     """,
 ]
 
@@ -374,7 +389,7 @@ class SQLiteEngine(Engine):
             "SELECT user_id FROM sessions WHERE session_id = ?", (session_id,)
         ).fetchone()[0]
         if owner != user_id:
-            raise MemoryValidationError(f"session {session_id!r} belongs to another user")
+            raise MemoryValidationError(not_found_for_user(session_id, user_id))
 
     def save_memory(self, memory: Record) -> None:
         with self._write() as conn:
@@ -476,7 +491,9 @@ class SQLiteEngine(Engine):
                 (cwd, project_key, session_id),
             )
 
-    def add_actions(self, session_id: str, user_id: str, actions: Sequence[Record]) -> int:
+    def add_actions(
+        self, session_id: str, user_id: str, actions: Sequence[Record]
+    ) -> ActionsAdded:
         with self._write() as conn:
             row = conn.execute(
                 "SELECT action_count, user_id FROM sessions WHERE session_id = ?", (session_id,)
@@ -485,17 +502,14 @@ class SQLiteEngine(Engine):
                 started = (actions[0].get("timestamp") if actions else None) or utcnow()
                 self._ensure_session(conn, session_id, user_id, started)
             elif row[1] != user_id:
-                raise MemoryValidationError(f"session {session_id!r} belongs to another user")
+                raise MemoryValidationError(not_found_for_user(session_id, user_id))
+            # Another session's ids are skipped (ON CONFLICT below); count them.
             ids = json.dumps([a["action_id"] for a in actions])
-            if conn.execute(
-                "SELECT 1 FROM actions WHERE action_id IN (SELECT value FROM json_each(?))"
+            foreign = conn.execute(
+                "SELECT count(*) FROM actions WHERE action_id IN (SELECT value FROM json_each(?))"
                 " AND session_id != ?",
                 (ids, session_id),
-            ).fetchone():
-                raise MemoryValidationError(
-                    "an action_id of this batch is already recorded in another session:"
-                    " action ids are unique across sessions (use the runtime's own ids)"
-                )
+            ).fetchone()[0]
             seq = row[0] if row else 0
             added = 0
             for action in actions:
@@ -521,7 +535,7 @@ class SQLiteEngine(Engine):
                     (added, session_id),
                 )
                 conn.execute(_TOUCH_SESSION, (session_id,))
-            return added
+            return ActionsAdded(added, foreign)
 
     def _queue(self, session_id: str, ended_at: str | None) -> bool:
         with self._write() as conn:
@@ -564,18 +578,22 @@ class SQLiteEngine(Engine):
         )
         return [_action_record(r) for r in rows]
 
-    def get_import_cursor(self, session_id: str, source: str) -> int:
+    def get_import_cursor(self, session_id: str) -> ImportCursor | None:
         rows = self._read(
-            "SELECT import_offset FROM sessions WHERE session_id = ? AND import_source = ?",
-            (session_id, source),
+            "SELECT import_source, import_offset, import_fingerprint FROM sessions"
+            " WHERE session_id = ? AND import_source IS NOT NULL",
+            (session_id,),
         )
-        return rows[0][0] if rows else 0
+        return ImportCursor(*rows[0]) if rows else None
 
-    def set_import_cursor(self, session_id: str, source: str, offset: int) -> None:
+    def set_import_cursor(
+        self, session_id: str, source: str, offset: int, fingerprint: str | None = None
+    ) -> None:
         with self._write() as conn:
             conn.execute(
-                "UPDATE sessions SET import_source = ?, import_offset = ? WHERE session_id = ?",
-                (source, offset, session_id),
+                "UPDATE sessions SET import_source = ?, import_offset = ?, import_fingerprint = ?"
+                " WHERE session_id = ?",
+                (source, offset, fingerprint, session_id),
             )
 
     # == reconciliation ==

@@ -17,13 +17,14 @@ valid settings replays it.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import warnings
 from typing import TYPE_CHECKING, Any
 
 from sessions_graph.errors import MemoryValidationError
 from sessions_graph.hooks.handle import PayloadError, handle_payload, is_store_fault, validate
-from sessions_graph.hooks.log import log_line
+from sessions_graph.hooks.log import log_line, to_stderr
 
 if TYPE_CHECKING:
     from sessions_graph.settings import Settings
@@ -51,6 +52,7 @@ def main(argv: list[str]) -> int:
     if argv and argv[0] in ("-h", "--help"):
         sys.stdout.write(USAGE)
         return 0
+    _hold_closed_standard_descriptors()
     # Our one line is all the agent may see on stderr: no library's warnings
     # (the Bolt driver's preview and deprecation warnings, among others).
     warnings.simplefilter("ignore")
@@ -59,7 +61,7 @@ def main(argv: list[str]) -> int:
     try:
         settings, problem = _settings()
     except Exception as exc:  # not even the state directory: nowhere to keep the event
-        print(f"sessions-graph: hook skipped: {' '.join(str(exc).split())}", file=sys.stderr)
+        to_stderr(f"sessions-graph: hook skipped: {' '.join(str(exc).split())}")
         return 0
     try:
         run(argv, settings, problem)
@@ -68,6 +70,18 @@ def main(argv: list[str]) -> int:
             settings.log_path, "ERROR", f"hook failed: {type(exc).__name__}: {exc}", stderr=True
         )
     return 0
+
+
+def _hold_closed_standard_descriptors() -> None:
+    """Put /dev/null on each of fd 0, 1, 2 the runtime left closed. Otherwise
+    the next file opened (the database, the log) takes that number, and
+    anything written to "stderr" at the C level would land in it."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            # os.open takes the lowest free number: this one.
+            os.open(os.devnull, os.O_RDWR)
 
 
 def _settings() -> tuple[Settings, Exception | None]:
@@ -107,10 +121,13 @@ def run(argv: list[str], settings: Settings, settings_problem: Exception | None 
         fault = is_store_fault(exc)
         # A store fault may pass: spool for replay. Anything else would fail
         # again: keep the payload aside for a human, never retry it.
-        kept = spool_payload(settings, payload, user_id=settings.user_id, rejected=not fault)
+        reason = f"{type(exc).__name__}: {exc}"
+        kept = spool_payload(
+            settings, payload, user_id=settings.user_id, rejected=not fault, reason=reason
+        )
         what = "store unavailable" if fault else "rejected"
         where = f"spooled as {kept.name}" if fault else f"kept as rejected/{kept.name}"
-        message = f"{event} session={session_id}: {what} ({type(exc).__name__}: {exc}); {where}"
+        message = f"{event} session={session_id}: {what} ({reason}); {where}"
         log_line(settings.log_path, "WARN" if fault else "ERROR", message, stderr=True)
 
 
@@ -145,6 +162,8 @@ def _read_payload(argv: list[str]) -> Any:
     # Codex `notify` passes the JSON as the last argument; hooks use stdin.
     if argv and argv[-1].lstrip().startswith("{"):
         raw = argv[-1].encode("utf-8", "surrogateescape")
+    elif sys.stdin is None:  # fd 0 was closed when the interpreter started
+        raise PayloadError("no payload on stdin: it is closed")
     else:
         raw = sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
     if len(raw) > MAX_PAYLOAD_BYTES:

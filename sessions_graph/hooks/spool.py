@@ -10,7 +10,8 @@ before deleting) stores nothing twice. A payload the store rejects as invalid
 (or that fails for any reason but the store) is moved to ``rejected/``
 instead of being retried forever.
 
-A spool file is ``{"user_id": ..., "payload": {...}}``: the user the event
+A spool file is ``{"user_id": ..., "payload": {...}}`` (a rejected one also
+says why, in ``reason``): the user the event
 belongs to is resolved when it is spooled and used again on replay, so that
 an event spooled by alice's hook stays alice's whoever replays it (a cron
 job, another account sharing the state directory). ``user_id`` is null only
@@ -50,10 +51,12 @@ def spool_payload(
     *,
     user_id: str | None,
     rejected: bool = False,
+    reason: str | None = None,
 ) -> Path:
     """Write ``payload`` and the ``user_id`` it belongs to (None: whoever
     replays it) to the spool (or, with ``rejected``, set it aside in
-    ``rejected/`` for a human) atomically; return the file's path."""
+    ``rejected/`` for a human, with the ``reason``) atomically; return the
+    file's path."""
     global _counter
     _counter += 1
     directory = settings.spool_dir / "rejected" if rejected else settings.spool_dir
@@ -65,7 +68,10 @@ def spool_payload(
     tmp = directory / f".{name}.tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
         # ASCII escapes: a lone surrogate in the payload cannot be written as UTF-8.
-        json.dump({"user_id": user_id, "payload": kept}, fh)
+        record: dict[str, Any] = {"user_id": user_id, "payload": kept}
+        if reason is not None:
+            record["reason"] = reason
+        json.dump(record, fh)
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, directory / name)
@@ -134,10 +140,23 @@ def _read_record(path: Path) -> tuple[Any, str | None]:
 
 
 def _reject(settings: Settings, claimed: Path, name: str, exc: Exception) -> None:
+    """Set a spooled file aside in ``rejected/``, with the reason in it when it
+    is a spool record (a file that is not one is moved as it is)."""
     rejected = settings.spool_dir / "rejected"
     rejected.mkdir(exist_ok=True)
-    os.replace(claimed, rejected / name)
-    log_line(settings.log_path, "ERROR", f"rejected spooled {name}: {exc}")
+    reason = f"{type(exc).__name__}: {exc}"
+    try:
+        record = json.loads(claimed.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        record = None
+    if isinstance(record, dict):
+        tmp = rejected / f".{name}.tmp"
+        tmp.write_text(json.dumps({**record, "reason": reason}), encoding="utf-8")
+        os.replace(tmp, rejected / name)
+        claimed.unlink()
+    else:
+        os.replace(claimed, rejected / name)
+    log_line(settings.log_path, "ERROR", f"rejected spooled {name}: {reason}")
 
 
 def _release_stale_claims(settings: Settings) -> None:
