@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -235,3 +236,33 @@ def test_a_transcript_rewritten_longer_than_the_cursor_is_read_again(
     assert_quiet(hook(claude_payload("Stop", "s-1", t.path)))
     assert [a.text for a in graph.get_actions("s-1")][-1] == "more"
     assert len(graph.get_actions("s-1")) == 5
+
+
+# -- 16. auto_reconcile after a mid-session user_id change -----------------------------
+def test_auto_reconcile_after_a_user_id_change_runs_for_the_sessions_owner(
+    tmp_path: Path, graph: SessionsGraph
+) -> None:
+    t = ClaudeTranscript(tmp_path / "s.jsonl", "own-1")
+    t.user("Deploy Orion to Staging")
+    assert_quiet(hook(claude_payload("SessionStart", "own-1", t.path)))
+    t.assistant("Orion runs on Staging now")
+    changed = {
+        **as_user("alice2"),
+        "SESSIONS_GRAPH_AUTO_RECONCILE": "1",
+        "SESSIONS_GRAPH_LLM_FUNC": "reconcile_scripted:slow_llm",
+        "SCRIPTED_LLM_DELAY": "0",
+        "PYTHONPATH": str(Path(__file__).parent),
+    }
+    assert_quiet(hook(claude_payload("SessionEnd", "own-1", t.path), env=changed))
+    deadline = time.monotonic() + 120
+    status = None
+    while time.monotonic() < deadline:
+        session = graph.get_session("own-1")
+        status = session.reconciliation_status if session else None
+        if status in ("reconciled", "failed"):
+            break
+        time.sleep(0.2)
+    log = (Path(load_settings().state_dir) / "reconcile.log").read_text()
+    assert status == "reconciled", log
+    assert "not found" not in log
+    assert {e.name for e in graph.session_entities("own-1")} >= {"Orion", "Staging"}
