@@ -43,12 +43,16 @@ def _models() -> Any:
     return models
 
 
-def open_engine(settings: Settings, *, fail_fast: bool = False) -> Engine:
+def open_engine(
+    settings: Settings, *, fail_fast: bool = False, wait_budget: float | None = None
+) -> Engine:
     """The engine the settings name: Memgraph if configured, else embedded.
 
     ``fail_fast`` is for hooks: a Memgraph server that is down is reported
     after a short try (the hook then spools the event) instead of after the
-    full retry budget a batch job can afford.
+    full retry budget a batch job can afford. ``wait_budget`` (seconds), also
+    for hooks: an embedded file locked by other processes is waited for that
+    long in all, not for the busy timeout of each write.
     """
     if settings.engine_name == "memgraph":
         from sessions_graph.engines.memgraph import MemgraphEngine
@@ -67,7 +71,7 @@ def open_engine(settings: Settings, *, fail_fast: bool = False) -> Engine:
         )
     from sessions_graph.engines.sqlite import SQLiteEngine
 
-    return SQLiteEngine(settings.db)
+    return SQLiteEngine(settings.db, wait_budget=wait_budget)
 
 
 class SessionsGraph:

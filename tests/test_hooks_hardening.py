@@ -266,3 +266,70 @@ def test_auto_reconcile_after_a_user_id_change_runs_for_the_sessions_owner(
     assert status == "reconciled", log
     assert "not found" not in log
     assert {e.name for e in graph.session_entities("own-1")} >= {"Orion", "Staging"}
+
+
+# -- 5. a locked store, a long spool ----------------------------------------------------
+HOLD_LOCK = """
+import sqlite3, sys, time
+conn = sqlite3.connect(sys.argv[1], isolation_level=None)
+conn.execute("BEGIN IMMEDIATE")
+print("locked", flush=True)
+time.sleep(300)
+"""
+
+
+def wait_for_the_spool(timeout: float = 300) -> None:
+    """Until background replays have applied every spooled event."""
+    from sessions_graph.hooks.spool import spool_is_empty
+
+    settings = load_settings()
+    deadline = time.monotonic() + timeout
+    while not spool_is_empty(settings) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert spool_is_empty(settings)
+
+
+def test_a_locked_store_costs_the_hook_a_moment_not_the_busy_timeout(
+    tmp_path: Path, db: Path, graph: SessionsGraph
+) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(db)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        payload = claude_payload("UserPromptSubmit", "s-1", None, prompt="while locked")
+        # Before the fix the hook waited the 30 s busy timeout: the timeout fails it.
+        assert_quiet(hook(payload, timeout=20))
+        assert "store busy" in log_lines()[-1] and "background replay" in log_lines()[-1]
+        # The next event, still locked out, queues behind it.
+        assert_quiet(hook(claude_payload("Stop", "s-1", None), timeout=20))
+    finally:
+        holder.kill()
+        holder.wait()
+    assert_quiet(hook(claude_payload("UserPromptSubmit", "s-1", None, prompt="after")))
+    wait_for_the_spool()
+    assert [a.text for a in graph.get_actions("s-1")] == ["while locked", "after"]
+    session = graph.get_session("s-1")
+    assert session is not None and session.reconciliation_status == "pending"
+    assert not (load_settings().spool_dir / "rejected").exists()
+
+
+def test_a_long_spool_is_drained_in_the_background_in_order(
+    tmp_path: Path, db: Path, graph: SessionsGraph
+) -> None:
+    from sessions_graph.hooks.spool import spool_payload
+
+    settings = load_settings()
+    count = 2000  # about 3 ms each: several seconds, far past the hook's budget
+    for n in range(count):
+        payload = claude_payload("UserPromptSubmit", "s-1", None, prompt=f"p{n}")
+        spool_payload(settings, json.loads(payload), user_id="alice")
+    result = hook(claude_payload("UserPromptSubmit", "s-1", None, prompt="last"))
+    assert_quiet(result)
+    # The hook applied part of the spool at most, queued its own event behind
+    # the rest, and left them to a background replay.
+    assert any("queued behind" in line for line in log_lines())
+    wait_for_the_spool()
+    texts = [a.text for a in graph.get_actions("s-1")]
+    assert texts == [f"p{n}" for n in range(count)] + ["last"]  # in order, each once
+    assert not (settings.spool_dir / "rejected").exists()

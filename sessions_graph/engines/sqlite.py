@@ -44,12 +44,20 @@ from sessions_graph.engines.base import (
     Record,
     not_found_for_user,
 )
-from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
+from sessions_graph.errors import (
+    MemoryValidationError,
+    StoreBusyError,
+    StoreError,
+    StoreUnavailableError,
+)
 from sessions_graph.query import Node, to_fts5
 from sessions_graph.validation import check_workspace
 
 #: How long a writer waits for the lock before giving up, in milliseconds.
 BUSY_TIMEOUT_MS = 30_000
+#: What a connection past its wait budget still waits, in milliseconds:
+#: enough for another process's short transaction, too little to stall a hook.
+DEADLINE_GRACE_MS = 100
 
 MIGRATIONS: list[str] = [
     # 1: users, memories (+ full-text index), sessions, actions.
@@ -256,14 +264,20 @@ class SQLiteEngine(Engine):
 
     name = "embedded"
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, wait_budget: float | None = None) -> None:
+        """``wait_budget``: seconds from now after which this connection no
+        longer waits for a lock (beyond a short grace), so that a hook spends
+        a bounded time on a locked file and spools its event instead
+        (``StoreBusyError``); None: every write waits up to ``BUSY_TIMEOUT_MS``."""
         self.path = Path(path).expanduser()
         self._lock = threading.RLock()
+        self._deadline = None if wait_budget is None else time.monotonic() + wait_budget
+        self._busy_ms = self._wait_ms()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(
                 self.path,
-                timeout=BUSY_TIMEOUT_MS / 1000,
+                timeout=self._busy_ms / 1000,
                 isolation_level=None,  # we issue BEGIN / COMMIT ourselves
                 check_same_thread=False,  # guarded by self._lock instead
             )
@@ -271,7 +285,7 @@ class SQLiteEngine(Engine):
             raise StoreUnavailableError(f"cannot open database {self.path}: {exc}") from None
         self._conn.row_factory = sqlite3.Row
         try:
-            self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self._conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
             self._conn.execute("PRAGMA synchronous = NORMAL")
             self._conn.execute("PRAGMA foreign_keys = ON")
             self._migrate()
@@ -288,6 +302,9 @@ class SQLiteEngine(Engine):
         """One write transaction, taken with the write lock up front."""
         with self._lock:
             try:
+                if self._deadline is not None and (busy := self._wait_ms()) != self._busy_ms:
+                    self._conn.execute(f"PRAGMA busy_timeout = {busy}")
+                    self._busy_ms = busy
                 self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
                 raise _store_error(exc, self.path) from None
@@ -301,6 +318,13 @@ class SQLiteEngine(Engine):
             except sqlite3.Error as exc:
                 self._conn.execute("ROLLBACK")
                 raise _store_error(exc, self.path) from None
+
+    def _wait_ms(self) -> int:
+        """How long the next write may wait for the lock."""
+        if self._deadline is None:
+            return BUSY_TIMEOUT_MS
+        left = int((self._deadline - time.monotonic()) * 1000)
+        return min(BUSY_TIMEOUT_MS, max(DEADLINE_GRACE_MS, left))
 
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
@@ -931,6 +955,8 @@ def _statements(script: str) -> list[str]:
 
 def _store_error(exc: sqlite3.Error, path: Path) -> StoreError:
     message = str(exc)
+    if "database is locked" in message:  # SQLITE_BUSY: the busy timeout ran out
+        return StoreBusyError(f"{path} is locked by another process: {message}")
     if "unable to open" in message or "readonly" in message or "disk I/O" in message:
         return StoreUnavailableError(f"cannot write {path}: {message}")
     return StoreError(f"SQLite error on {path}: {message}")

@@ -1,4 +1,5 @@
-"""Starting a reconcile run in the background without waiting for it.
+"""Starting background work without waiting for it: a reconcile run, or a
+replay of a long spool.
 
 Reconciliation calls an LLM and takes seconds to minutes; the agent must
 not wait. The child gets its own session (so the agent's Ctrl-C or exit does
@@ -81,3 +82,14 @@ def spawn_reconcile(
     env = child_env(settings, **({"user_id": user_id} if user_id else {}))
     argv = ["-m", "sessions_graph", "reconcile", "--session", session_id]
     return spawn_detached(settings, argv, reconcile_log_path(settings), env)
+
+
+def spawn_replay(settings: Settings) -> subprocess.Popen[bytes] | None:
+    """Start a detached replay of the spool (``hooks.drain``), unless a
+    process is replaying already (it takes every file, ours included)."""
+    from sessions_graph.hooks.spool import replay_running
+
+    if replay_running(settings):
+        return None
+    argv = ["-m", "sessions_graph.hooks.drain"]
+    return spawn_detached(settings, argv, settings.log_path, child_env(settings))
