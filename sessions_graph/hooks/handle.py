@@ -183,6 +183,23 @@ def _record(
     outcome.foreign += report.foreign
 
 
+def import_transcript(
+    graph: SessionsGraph, session_id: str, user_id: str, transcript: str, outcome: Outcome
+) -> int:
+    """Import ``transcript`` after the session's cursor; return how many actions
+    were new. History import (``hooks.history``) calls it too, so both paths
+    store the same actions and leave the same cursor."""
+    source = _source(transcript)
+    if source is None:
+        outcome.warnings.append(f"transcript_path is not a .jsonl file: {transcript[:200]}")
+        return 0
+    before = outcome.added
+    _import_transcript(
+        graph, session_id, user_id, source, graph.import_cursor_state(session_id), outcome
+    )
+    return outcome.added - before
+
+
 def _import_transcript(
     graph: SessionsGraph,
     session_id: str,
