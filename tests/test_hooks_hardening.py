@@ -124,6 +124,23 @@ def test_a_hook_for_bob_cannot_write_into_alices_session(
     assert pending_files(load_settings()) == []
 
 
+def test_a_user_id_change_right_after_session_start_still_records_the_session(
+    tmp_path: Path, graph: SessionsGraph
+) -> None:
+    """The runtime creates the transcript lazily: at SessionStart it may not
+    exist yet. The session still knows its transcript, so a ``user_id`` changed
+    before the first prompt loses nothing."""
+    path = tmp_path / "late.jsonl"
+    assert_quiet(hook(claude_payload("SessionStart", "s-1", path)))
+    t = ClaudeTranscript(path, "s-1")
+    t.user("first prompt")
+    assert_quiet(hook(claude_payload("Stop", "s-1", path), env=as_user("alice-renamed")))
+    assert [a.text for a in graph.get_actions("s-1")] == ["first prompt"]
+    session = graph.get_session("s-1")
+    assert session is not None and session.user_id == "alice"
+    assert rejected_files() == []
+
+
 def test_memory_add_into_another_users_session_says_not_found(
     tmp_path: Path, graph: SessionsGraph
 ) -> None:
