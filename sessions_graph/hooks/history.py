@@ -258,8 +258,8 @@ def import_file(graph: SessionsGraph, path: Path, user_id: str) -> FileResult:
             if graph.import_cursor(session_id, source) == offset:
                 break
     except MemoryValidationError as exc:
-        # E.g. an action id already recorded in another session, or a cwd
-        # longer than the store takes: that file is refused; the others go on.
+        # A file the store refuses (an invalid field): the other files go on.
+        # (An action id recorded by another session is skipped, not refused.)
         result.error = str(exc)
     result.warnings = outcome.warnings
     if result.added:
