@@ -25,7 +25,7 @@ def main() -> None:
                 stream.flush()
         os._exit(code)
     if sys.argv[1:2] == ["recall"]:
-        from sessions_graph.cli.recall import main as recall_main
+        from sessions_graph.recall.command import main as recall_main
 
         sys.exit(recall_main(sys.argv[2:]))
     from sessions_graph.cli import run
