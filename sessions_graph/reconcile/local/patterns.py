@@ -1,0 +1,747 @@
+"""What a coding session's text names, found with regular expressions.
+
+A chunk is read in stages, most specific first: credentials markers, URLs,
+shell commands (tools, packages installed, branches, hosts), tracebacks and
+error names, imports and manifests, file paths, hosts, environment variable
+names, issue references, versions, identifiers, and finally the word lists
+of well-known tools and products for prose. A stage blanks out what it
+consumed (same length, so offsets hold) where a later stage could misread
+it: a URL's path is not a file, a file name is not a host.
+
+Every finding keeps the pattern that made it (``keyword``), which becomes the
+keywords of the co-mention relations. The text has been redacted before it
+gets here; on top of that, a URL loses its credentials and query string and an
+environment variable is named, never valued.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from sessions_graph.reconcile.local.vocabulary import (
+    FILE_EXTENSIONS,
+    HOST_TLDS,
+    KNOWN_FILENAMES,
+    KNOWN_ORGANIZATIONS,
+    KNOWN_PRODUCTS,
+    KNOWN_TOOLS,
+    NODE_BUILTINS,
+    NOT_ISSUE_KEYS,
+    NOT_TOOLS,
+    PREFIX_COMMANDS,
+    PYTHON_STDLIB,
+    RUST_ROOTS,
+)
+
+#: When one chunk gives a name two types, the earlier type in this list wins
+#: (a tool that was also installed is a tool; a word the model calls a person
+#: but a pattern calls a package is a package).
+PRECEDENCE = (
+    "file",
+    "url",
+    "error",
+    "tool",
+    "package",
+    "module",
+    "host",
+    "env_var",
+    "branch",
+    "issue",
+    "version",
+    "identifier",
+    "product",
+    "organization",
+    "person",
+    "location",
+)
+_RANK = {t: i for i, t in enumerate(PRECEDENCE)}
+
+
+@dataclass
+class Found:
+    """One entity a chunk names: its type, the pattern that found it first,
+    and how many times the chunk names it."""
+
+    name: str
+    entity_type: str
+    keyword: str
+    count: int = 1
+
+
+class Findings:
+    """The chunk's entities, one per case-folded name, in order of discovery."""
+
+    def __init__(self) -> None:
+        self.by_key: dict[str, Found] = {}
+
+    def add(self, name: str, entity_type: str, keyword: str) -> None:
+        name = name.strip()
+        if not name or len(name) > 200:
+            return
+        key = name.casefold()
+        found = self.by_key.get(key)
+        if found is None:
+            self.by_key[key] = Found(name, entity_type, keyword)
+            return
+        found.count += 1
+        if _RANK[entity_type] < _RANK[found.entity_type]:
+            found.name, found.entity_type, found.keyword = name, entity_type, keyword
+
+    def has(self, name: str) -> bool:
+        return name.casefold() in self.by_key
+
+    def __iter__(self) -> Iterable[Found]:  # type: ignore[override]
+        return iter(self.by_key.values())
+
+
+def _blank(match: re.Match[str], group: int | str = 0) -> str:
+    """``match``'s text with ``group`` replaced by spaces of the same length."""
+    whole = match.group(0)
+    start, end = match.span(group)
+    offset = match.start()
+    return whole[: start - offset] + " " * (end - start) + whole[end - offset :]
+
+
+# --- 1. markers, URLs, e-mail addresses -------------------------------------------
+_MARKER = re.compile(r"\[REDACTED:[a-z_]+\]")
+_URL = re.compile(
+    r"\b(?P<scheme>https?|wss?|ftp|bolt(?:\+s|\+ssc)?|neo4j(?:\+s)?|postgres(?:ql)?|mysql"
+    r"|redis|rediss|mongodb(?:\+srv)?|amqps?|s3|gs|git|ssh|file)://"
+    r"(?:[^\s/@<>\"'`]*@)?(?P<host>\[[0-9a-fA-F:]+\]|[\w.-]*)(?::\d+)?"
+    r"(?P<path>/[^\s<>\"'`)\]}|,;]*)?"
+)
+_GITHUB_REF = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:pull|issues)/(\d+)")
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+
+
+def _urls(text: str, found: Findings) -> str:
+    def one(match: re.Match[str]) -> str:
+        host = match.group("host").rstrip(".").lower()
+        path = (match.group("path") or "").rstrip(".:!?'")
+        if path.endswith(")") and "(" not in path:
+            path = path[:-1]
+        url = f"{match.group('scheme').lower()}://{host}{path}" if host else ""
+        if url and "[REDACTED" not in url:
+            found.add(url.rstrip("/") if path == "/" else url, "url", "url")
+        if host and not host.startswith("["):
+            found.add(host, "host", "url")
+        ref = _GITHUB_REF.search(match.group(0))
+        if ref:
+            found.add(f"{ref.group(1)}#{ref.group(2)}", "issue", "url")
+        return " " * len(match.group(0))
+
+    text = _MARKER.sub(lambda m: " " * len(m.group(0)), text)
+    text = _URL.sub(one, text)
+    return _EMAIL.sub(lambda m: " " * len(m.group(0)), text)
+
+
+# --- 2. commands -----------------------------------------------------------------
+_PROMPT_LINE = re.compile(r"^[ \t]*(?:\$|❯|%|>)[ \t]+(\S.*)$", re.MULTILINE)
+_FENCE = re.compile(r"```(?:bash|sh|shell|console|zsh|terminal)?\n(.*?)```", re.DOTALL)
+_BACKTICK = re.compile(r"(?<!`)`([^`\n]{1,200})`(?!`)")
+_RAN_PHRASE = re.compile(
+    r"\b(?:[Rr]an|[Rr]un|[Rr]unning|[Ee]xecuted?|[Tt]ry|[Tt]ried|[Uu]se|[Uu]sed)\s*:?\s+"
+    r"`([^`\n]{1,200})`"
+)
+_SEGMENT_SPLIT = re.compile(r"\s*(?:&&|\|\||;|\||\$\(|`)\s*")
+_ENV_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
+_WORD = re.compile(r"^[a-z][\w.+-]*$")
+_PKG_SPEC = re.compile(
+    r"^(?P<name>@?[A-Za-z0-9][\w.-]*(?:/[\w.-]+)?)(?:\[[^\]]*\])?"
+    r"(?:(?P<op>==|>=|<=|~=|!=|>|<|@|=)(?P<ver>[\w.*+-]+))?$"
+)
+_VERSIONISH = re.compile(r"^v?\d+(?:\.\d+)+[\w.+-]*$")
+
+#: Package managers: (tool, its subcommands that take package names).
+_INSTALLERS = {
+    "pip": {"install", "uninstall", "download", "show"},
+    "pip3": {"install", "uninstall", "download", "show"},
+    "pipx": {"install", "run", "inject"},
+    "uv": {"add", "remove", "install"},
+    "poetry": {"add", "remove"},
+    "conda": {"install", "remove"},
+    "npm": {"install", "i", "add", "uninstall", "remove", "update", "upgrade", "ci"},
+    "yarn": {"add", "remove", "upgrade"},
+    "pnpm": {"add", "install", "i", "remove", "update"},
+    "bun": {"add", "install", "remove"},
+    "cargo": {"add", "install", "remove"},
+    "go": {"get", "install"},
+    "gem": {"install"},
+    "brew": {"install", "upgrade", "uninstall"},
+    "apt": {"install", "remove"},
+    "apt-get": {"install", "remove"},
+    "apk": {"add"},
+    "dnf": {"install"},
+    "yum": {"install"},
+}
+#: Flags of those commands whose next word is a value, not a package.
+_VALUE_FLAGS = {
+    "-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-i", "--index-url",
+    "--extra-index-url", "-f", "--find-links", "-t", "--target", "--prefix", "--python",
+    "-p", "--registry", "--features", "--version", "--path", "--git", "--branch", "--tag",
+}  # fmt: skip
+_GIT_BRANCH_TAKERS = {"checkout", "switch", "merge", "rebase", "branch", "push", "pull"}
+
+
+def _words(segment: str) -> list[str]:
+    return [w.strip("'\"") for w in segment.split()]
+
+
+def _command(line: str, found: Findings, keyword: str = "command") -> None:
+    """One command line: its tools, and what its package managers and git touch."""
+    for segment in _SEGMENT_SPLIT.split(line.strip()):
+        words = _words(segment)
+        while words and _ENV_ASSIGN.match(words[0]):
+            found.add(_ENV_ASSIGN.match(words[0]).group(1), "env_var", "command")  # type: ignore[union-attr]
+            words.pop(0)
+        while words and words[0] in PREFIX_COMMANDS:
+            words.pop(0)
+            while words and words[0].startswith("-"):
+                words.pop(0)
+        if not words:
+            continue
+        tool = (
+            words[0].rsplit("/", 1)[-1]
+            if "/" in words[0] and not words[0].startswith(".")
+            else words[0]
+        )
+        if not _WORD.match(tool) or tool in NOT_TOOLS or ("." in tool and not tool[-1].isdigit()):
+            continue
+        args = words[1:]
+        sub = args[0] if args and re.match(r"^[a-z][\w-]*$", args[0]) else ""
+        found.add(tool, "tool", f"ran {tool} {sub}".strip() if keyword == "command" else keyword)
+        if tool.startswith("python") and len(args) >= 2 and args[0] == "-m":
+            inner = args[1]
+            if inner in ("pip", "venv") and inner == "pip":
+                _installer("pip", args[2:], found)
+            if _WORD.match(inner):
+                found.add(inner, "tool", f"ran python -m {inner}")
+            continue
+        if (
+            tool in ("uv", "poetry", "pdm", "hatch", "pipenv")
+            and args[:1] == ["run"]
+            and len(args) > 1
+        ):
+            _command(" ".join(args[1:]), found, keyword)
+            continue
+        if tool == "uv" and args[:1] == ["pip"]:
+            _installer("pip", args[1:], found)
+            continue
+        if tool in _INSTALLERS:
+            _installer(tool, args, found)
+        elif tool == "git" and sub in _GIT_BRANCH_TAKERS:
+            _git_branch(sub, args[1:], found)
+        elif tool in ("ssh", "scp", "rsync", "mosh") and args:
+            for arg in args:
+                if not arg.startswith("-") and ("@" in arg or tool == "ssh"):
+                    host = arg.split("@", 1)[-1].split(":", 1)[0]
+                    if re.match(r"^[\w.-]+$", host) and not host.startswith("."):
+                        found.add(host.lower(), "host", f"{tool}")
+                    break
+
+
+def _installer(tool: str, args: list[str], found: Findings) -> None:
+    if not args or args[0] not in _INSTALLERS.get(tool, ()):
+        if tool == "pip" and args and args[0] == "install":
+            pass
+        else:
+            return
+    skip = False
+    for arg in args[1:]:
+        if skip:
+            skip = False
+            if arg.endswith((".txt", ".in", ".toml")):
+                found.add(arg, "file", "requirements")
+            continue
+        if arg.startswith("-"):
+            skip = arg in _VALUE_FLAGS
+            continue
+        if arg in (".", "..") or arg.startswith((".", "/", "~", "git+", "http")):
+            continue
+        spec = _PKG_SPEC.match(arg)
+        if not spec:
+            continue
+        name = spec.group("name")
+        if tool == "go":
+            name = name.split("@", 1)[0]
+        if tool in ("npm", "yarn", "pnpm", "bun") and "@" in name[1:]:
+            name = name.rpartition("@")[0]
+        name = name.lower() if tool not in ("go",) else name
+        found.add(name, "package", f"{tool} {args[0]}")
+        op, version = spec.group("op"), spec.group("ver")
+        if op in ("==", "@", "=") and version and _VERSIONISH.match(version):
+            found.add(f"{name} {version}", "version", f"{tool} {args[0]}")
+
+
+def _git_branch(sub: str, args: list[str], found: Findings) -> None:
+    names = [a for a in args if not a.startswith("-")]
+    if sub == "push" or sub == "pull":
+        names = names[1:]  # the remote comes first
+    elif sub == "checkout" and "--" in args:
+        return
+    for name in names[:1]:
+        name = name.split(":", 1)[0].lstrip("+")
+        if (
+            re.match(r"^[\w][\w./-]*$", name)
+            and not name.startswith(("origin/", "HEAD"))
+            and name.rsplit(".", 1)[-1] not in FILE_EXTENSIONS
+            and not re.match(r"^[0-9a-f]{7,40}$", name)
+            and name not in ("origin", "upstream")
+        ):
+            found.add(name, "branch", f"git {sub}")
+
+
+def _json_strings(text: str) -> tuple[str, list[str]] | None:
+    """A tool call's JSON input: its string values joined, and its commands."""
+    stripped = text.lstrip()
+    if not stripped.startswith("{"):
+        return None
+    try:
+        data = json.loads(stripped)
+    except ValueError:
+        return None
+    strings: list[str] = []
+    commands: list[str] = []
+
+    def walk(value: object, key: str = "") -> None:
+        if isinstance(value, str):
+            (commands if key in ("command", "cmd") else strings).append(value)
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, str(k))
+        elif isinstance(value, list):
+            for v in value:
+                walk(v, key)
+
+    walk(data)
+    return "\n".join(strings + commands), commands
+
+
+def _commands(text: str, found: Findings, commands: list[str]) -> None:
+    for command in commands:
+        for line in command.splitlines():
+            _command(line.lstrip("$ "), found)
+    for match in _PROMPT_LINE.finditer(text):
+        _command(match.group(1), found)
+    for match in _FENCE.finditer(text):
+        for line in match.group(1).splitlines():
+            line = line.strip()
+            if line and not line.startswith("#"):
+                _command(line.lstrip("$❯ "), found)
+    for match in _RAN_PHRASE.finditer(text):
+        _command(match.group(1), found)
+    for match in _BACKTICK.finditer(text):
+        span = match.group(1).strip()
+        first = span.split(" ", 1)[0]
+        if " " in span and (first in KNOWN_TOOLS or first in _INSTALLERS):
+            _command(span, found)
+
+
+# --- 3. errors ----------------------------------------------------------------
+_ERROR_NAME = re.compile(
+    r"(?<![\w.])((?:[a-z_][\w]*\.)*)([A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Exit|Interrupt"
+    r"|Timeout|Failure|Fault|Unavailable|NotFound|Refused|Denied))\b"
+)
+_RAISED = re.compile(
+    r"(?:\braise\s+|\bexcept\s*\(?\s*|\bFAILED\s+\S+\s+-\s+|^)((?:[a-z_]\w*\.)*)"
+    r"([A-Z][a-z]+[A-Z]\w*)(?=[:(]|\s*(?:,|\)|\s+as\b|$))",
+    re.MULTILINE,
+)
+_ERRNO = re.compile(
+    r"\b(ECONNREFUSED|ECONNRESET|ENOENT|EACCES|EADDRINUSE|ETIMEDOUT|EPERM|EEXIST|ENOTFOUND"
+    r"|EPIPE|ENOSPC|EMFILE|EHOSTUNREACH|ENOTDIR|EISDIR|ENOMEM|EAI_AGAIN)\b"
+)
+_RUST_ERROR = re.compile(r"\berror\[(E\d{4})\]")
+_STATES = re.compile(
+    r"\b(CrashLoopBackOff|ImagePullBackOff|ErrImagePull|OOMKilled|Segmentation fault"
+    r"|SIGSEGV|SIGKILL|DeadlineExceeded|Evicted)\b"
+)
+_TRACEBACK_LAST = re.compile(r"^((?:[a-z_]\w*\.)*)([A-Z]\w+): ", re.MULTILINE)
+
+
+def _errors(text: str, found: Findings) -> None:
+    for match in _ERROR_NAME.finditer(text):
+        found.add(match.group(2), "error", "error name")
+    for match in _RAISED.finditer(text):
+        name = match.group(2)
+        if match.group(0).startswith(("raise", "except", "FAILED")) or match.group(1):
+            found.add(name, "error", "raised")
+    if "Traceback" in text or "Error" in text:
+        for match in _TRACEBACK_LAST.finditer(text):
+            if match.group(1) or "Traceback" in text:
+                found.add(match.group(2), "error", "traceback")
+    for pattern in (_ERRNO, _RUST_ERROR, _STATES):
+        for match in pattern.finditer(text):
+            found.add(match.group(1), "error", "error code")
+
+
+# --- 4. imports and manifests ------------------------------------------------------
+_PY_IMPORT = re.compile(
+    r"^[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)",  # noqa: E501
+    re.MULTILINE,
+)
+_PY_FROM = re.compile(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import\b", re.MULTILINE)
+_JS_IMPORT = re.compile(
+    r"(?:\bimport\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?|\brequire\(\s*|\bimport\(\s*"
+    r"|^\s*export\s+[\w*{}\s,]+\s+from\s+)['\"]([^'\"\s]+)['\"]",
+    re.MULTILINE,
+)
+_RUST_USE = re.compile(r"^[ \t]*(?:pub\s+)?use\s+(\w+)::|\bextern\s+crate\s+(\w+)", re.MULTILINE)
+_GO_IMPORT = re.compile(
+    r"^[ \t]*(?:import[ \t]+)?(?:\w+[ \t]+)?\"([\w.-]+(?:/[\w.-]+)+|[a-z]+)\"[ \t]*$", re.MULTILINE
+)
+_REQUIREMENT = re.compile(
+    r"^[ \t]*([A-Za-z][\w.-]*)(?:\[[\w,\s-]*\])?[ \t]*(==|>=|<=|~=|!=|>|<)[ \t]*([\w.*+-]+)"
+    r"(?:[ \t]*,[ \t]*[<>=!~]=?[ \t]*[\w.*+-]+)*[ \t]*(?:;.*|#.*)?$",
+    re.MULTILINE,
+)
+_QUOTED_REQUIREMENT = re.compile(
+    r"^[ \t]*\"([A-Za-z][\w.-]*)(?:\[[^\]]*\])?[ \t]*(?:(==|>=|<=|~=|!=|>|<)[ \t]*([\w.*+-]+)[^\"]*)?\",?[ \t]*$",  # noqa: E501
+    re.MULTILINE,
+)
+_PACKAGE_JSON_DEP = re.compile(
+    r"^[ \t]*\"(@?[\w.-]+(?:/[\w.-]+)?)\"[ \t]*:[ \t]*\"([~^>=<]*)(\d+(?:\.[\dx*]+)*[\w.-]*)\",?[ \t]*$",  # noqa: E501
+    re.MULTILINE,
+)
+_TOML_SECTION = re.compile(r"^\[([\w.-]+)\][ \t]*$", re.MULTILINE)
+_TOML_DEP = re.compile(r"^([A-Za-z][\w-]*)[ \t]*=[ \t]*(?:\"([^\"]*)\"|\{)", re.MULTILINE)
+_GO_REQUIRE = re.compile(
+    r"^[ \t]*(?:require[ \t]+)?([\w.-]+\.[a-z]{2,}/[\w./-]+)[ \t]+(v\d[\w.+-]*)", re.MULTILINE
+)
+_SITE_PACKAGES = re.compile(
+    r"(?:site-packages|dist-packages|node_modules)/(@[\w.-]+/[\w.-]+|[\w.-]+)/"
+)
+_PIP_INSTALLED = re.compile(r"^Successfully installed (.+)$", re.MULTILINE)
+_PIP_COLLECTING = re.compile(
+    r"^(?:Collecting|Requirement already satisfied:|Downloading)[ \t]+([A-Za-z][\w.-]*)(?:\[[^\]]*\])?(?:==([\w.]+))?",  # noqa: E501
+    re.MULTILINE,
+)
+_NPM_AT = re.compile(r"(?<![\w/.@-])(@[\w.-]+/[\w.-]+|[a-z][\w.-]*)@(\d+\.\d+\.\d+[\w.+-]*)\b")
+_MANIFEST_NOT_DEPS = frozenset(
+    {"name", "version", "main", "node", "npm", "description", "license", "type", "module",
+     "private", "author", "python", "requires-python", "edition", "rust-version"}
+)  # fmt: skip
+
+
+def _python_module(dotted: str, found: Findings, keyword: str) -> None:
+    dotted = dotted.strip(".")
+    if not dotted or not re.match(r"^[A-Za-z_]\w*(?:\.\w+)*$", dotted):
+        return
+    top = dotted.split(".", 1)[0]
+    if top in PYTHON_STDLIB:
+        found.add(dotted, "module", keyword)
+        return
+    found.add(top, "package", keyword)
+    if "." in dotted:
+        found.add(dotted, "module", keyword)
+
+
+def _js_module(spec: str, found: Findings) -> None:
+    if spec.startswith((".", "/", "~", "http")):
+        return
+    if spec.startswith("node:") or spec.split("/", 1)[0] in NODE_BUILTINS:
+        found.add(spec, "module", "import")
+        return
+    parts = spec.split("/")
+    name = "/".join(parts[:2]) if spec.startswith("@") else parts[0]
+    if re.match(r"^@?[a-z0-9][\w.-]*(?:/[\w.-]+)?$", name):
+        found.add(name, "package", "import")
+
+
+def _imports(text: str, found: Findings) -> None:
+    for match in _PY_IMPORT.finditer(text):
+        for part in match.group(1).split(","):
+            _python_module(part.split()[0], found, "import")
+    for match in _PY_FROM.finditer(text):
+        _python_module(match.group(1), found, "import")
+    if "import" in text or "require" in text or "export" in text:
+        for match in _JS_IMPORT.finditer(text):
+            _js_module(match.group(1), found)
+    for match in _RUST_USE.finditer(text):
+        crate = match.group(1) or match.group(2)
+        if crate not in RUST_ROOTS:
+            found.add(crate.replace("_", "-") if False else crate, "package", "use")
+    if "import" in text and ('"' in text):
+        in_block = "import (" in text or 'import "' in text
+        if in_block:
+            for match in _GO_IMPORT.finditer(text):
+                path = match.group(1)
+                kind = "package" if "." in path.split("/", 1)[0] else "module"
+                found.add(path, kind, "import")
+    for match in _SITE_PACKAGES.finditer(text):
+        found.add(match.group(1).lower(), "package", "installed path")
+
+
+def _manifests(text: str, found: Findings) -> None:
+    for match in _REQUIREMENT.finditer(text):
+        name = match.group(1).lower()
+        if name in _MANIFEST_NOT_DEPS:
+            continue
+        found.add(name, "package", "requirement")
+        if match.group(2) == "==" and _VERSIONISH.match(match.group(3)):
+            found.add(f"{name} {match.group(3)}", "version", "requirement")
+    if "dependencies" in text or "requires" in text:
+        for match in _QUOTED_REQUIREMENT.finditer(text):
+            name = match.group(1).lower()
+            if name not in _MANIFEST_NOT_DEPS:
+                found.add(name, "package", "manifest")
+                if match.group(2) == "==" and match.group(3):
+                    found.add(f"{name} {match.group(3)}", "version", "manifest")
+    if '"dependencies"' in text or '"devDependencies"' in text or "Dependencies" in text:
+        for match in _PACKAGE_JSON_DEP.finditer(text):
+            name = match.group(1)
+            if name in _MANIFEST_NOT_DEPS:
+                continue
+            found.add(name, "package", "package.json")
+            if not match.group(2) and _VERSIONISH.match(match.group(3)):
+                found.add(f"{name} {match.group(3)}", "version", "package.json")
+    sections = list(_TOML_SECTION.finditer(text))
+    for i, section in enumerate(sections):
+        if not section.group(1).endswith("dependencies"):
+            continue
+        end = sections[i + 1].start() if i + 1 < len(sections) else len(text)
+        for match in _TOML_DEP.finditer(text, section.end(), end):
+            if match.group(1) not in _MANIFEST_NOT_DEPS:
+                found.add(
+                    match.group(1), "package", "Cargo.toml" if "=" in match.group(0) else "manifest"
+                )
+    if "require" in text or "go " in text:
+        for match in _GO_REQUIRE.finditer(text):
+            found.add(match.group(1), "package", "go.mod")
+    for match in _PIP_INSTALLED.finditer(text):
+        for item in match.group(1).split():
+            name, _, version = item.rpartition("-")
+            if name and _VERSIONISH.match(version):
+                found.add(name.lower(), "package", "pip output")
+                found.add(f"{name.lower()} {version}", "version", "pip output")
+    for match in _PIP_COLLECTING.finditer(text):
+        found.add(match.group(1).lower(), "package", "pip output")
+    for match in _NPM_AT.finditer(text):
+        name = match.group(1)
+        if name.rsplit(".", 1)[-1] in FILE_EXTENSIONS:
+            continue
+        found.add(name, "package", "name@version")
+        found.add(f"{name} {match.group(2)}", "version", "name@version")
+
+
+# --- 5. files ------------------------------------------------------------------------
+_TRACE_FILE = re.compile(r"File \"([^\"\n]+)\", line \d+")
+_PATH = re.compile(
+    r"(?<![\w.@:/-])((?:~|\.{1,2})?/?(?:[\w@+-][\w.@+-]*/)+[\w.@+-]*[\w+-])(?![\w/])"
+)
+_BARE_FILE = re.compile(r"(?<![\w./@$-])(\.?[\w-]+(?:\.[\w-]+)*\.([A-Za-z0-9]{1,11}))(?![\w/(-])")
+_DOTFILE = re.compile(
+    r"(?<![\w./-])(\.(?:env(?:\.[\w-]+)?|gitignore|dockerignore|npmrc|bashrc|zshrc|profile|editorconfig|pre-commit-config\.yaml))(?![\w/-])"
+)
+_KNOWN_NAME = re.compile(
+    r"(?<![\w./-])("
+    + "|".join(
+        sorted(
+            (re.escape(n) for n in KNOWN_FILENAMES if not n.startswith(".")), key=len, reverse=True
+        )
+    )
+    + r")(?![\w./-])"
+)
+
+
+def _is_file_name(name: str) -> bool:
+    if name in KNOWN_FILENAMES:
+        return True
+    stem, dot, ext = name.rpartition(".")
+    return bool(dot and stem and stem != "." and ext.lower() in FILE_EXTENSIONS)
+
+
+def _add_file(path: str, found: Findings, keyword: str) -> None:
+    path = path.rstrip(".,:;")
+    if path.startswith("./"):
+        path = path[2:]
+    found.add(path, "file", keyword)
+    if "/" in path:
+        base = path.rsplit("/", 1)[-1]
+        if base:
+            found.add(base, "file", keyword)
+
+
+def _files(text: str, found: Findings) -> str:
+    for match in _TRACE_FILE.finditer(text):
+        if _is_file_name(match.group(1).rsplit("/", 1)[-1]):
+            _add_file(match.group(1), found, "traceback")
+
+    def path(match: re.Match[str]) -> str:
+        candidate = match.group(1).rstrip(".")
+        if "site-packages/" in candidate or "node_modules/" in candidate:
+            return " " * len(match.group(0))
+        if _is_file_name(candidate.rsplit("/", 1)[-1]):
+            _add_file(candidate, found, "path")
+            return " " * len(match.group(0))
+        return match.group(0)
+
+    def bare(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name[0].isupper() and name.endswith(".js") and name.count(".") == 1:
+            return match.group(0)  # Node.js, Vue.js: products
+        known = found.by_key.get(name.casefold())
+        if known is not None and known.entity_type in ("module", "package", "host"):
+            return match.group(0)  # an imported module.db is no file
+        if _is_file_name(name) and not name[0].isdigit():
+            _add_file(name, found, "file name")
+            return " " * len(match.group(0))
+        return match.group(0)
+
+    text = _PATH.sub(path, text)
+    text = _BARE_FILE.sub(bare, text)
+    for pattern in (_DOTFILE, _KNOWN_NAME):
+        for match in pattern.finditer(text):
+            _add_file(match.group(1), found, "file name")
+    return text
+
+
+# --- 6. hosts, environment variables, issues, versions, identifiers -------------------
+_HOST = re.compile(
+    r"(?<![\w.@/-])((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+([a-z]{2,}))(?::(\d{2,5}))?(?![\w-]|\.[\w-])"
+)
+_IP = re.compile(
+    r"(?<![\w.])((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})(?::\d{2,5})?(?![\w.])"
+)
+_LOCALHOST = re.compile(r"\blocalhost\b")
+_ENV_REFS = (
+    re.compile(r"\$\{?([A-Z_][A-Z0-9_]*)\}?"),
+    re.compile(
+        r"(?:os\.environ(?:\.get)?\s*[\[(]\s*|\bgetenv\(\s*|env::var\(\s*|process\.env\[\s*"
+        r"|ENV\[\s*)[\"']([A-Za-z_][A-Za-z0-9_]*)[\"']"
+    ),
+    re.compile(r"\bprocess\.env\.([A-Za-z_]\w*)"),
+    re.compile(
+        r"^[ \t]*(?:export[ \t]+|-[ \t]+)?([A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z]{4,})=", re.MULTILINE
+    ),
+    re.compile(r"^[ \t]*(?:-[ \t]+)?([A-Z][A-Z0-9]*_[A-Z0-9_]+):[ \t]", re.MULTILINE),
+    re.compile(r"\b(?:-e|--env)[ \t]+([A-Z][A-Z0-9_]*)="),
+)
+_ISSUE_REPO = re.compile(r"(?<![\w/])([\w.-]+/[\w.-]+)#(\d{1,6})\b")
+_ISSUE_HASH = re.compile(r"(?<![\w&#/'\"])#(\d{1,5})\b(?![\w-])")
+_ISSUE_WORD = re.compile(r"\b(?:PR|[Pp]ull [Rr]equest|[Ii]ssue|[Tt]icket)\s+#?(\d{1,6})\b")
+_ISSUE_KEY = re.compile(r"(?<![\w-])([A-Z][A-Z0-9]{1,9})-(\d{1,6})(?![\w-])")
+_TAG = re.compile(r"(?<![\w.-])(v\d+\.\d+(?:\.\d+)?(?:-[\w.]+)?)(?![\w.-]*\w)")
+_NAMED_VERSION = re.compile(
+    r"(?<![\w.-])([A-Za-z][\w.+-]*?)[ \t]+(?:from[ \t]+)?v?(\d+\.\d+(?:\.\d+)?(?:[-.]?(?:rc|a|b|dev|post)\d*)?)"  # noqa: E501
+    r"(?:[ \t]+(?:to|->|→)[ \t]+v?(\d+\.\d+(?:\.\d+)?))?(?![\w.])"
+)
+_DEFINED = re.compile(
+    r"^[ \t]*(?:export[ \t]+)?(?:pub[ \t]+)?(?:async[ \t]+)?(?:def|class|fn|func|function|interface|struct|enum|trait)[ \t]+([A-Za-z_]\w*)",  # noqa: E501
+    re.MULTILINE,
+)
+_IDENTIFIER = re.compile(r"^[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)*(?:\(\))?$")
+
+
+def _hosts(text: str, found: Findings) -> None:
+    for match in _HOST.finditer(text):
+        if match.group(2) in HOST_TLDS or match.group(3):
+            found.add(match.group(1), "host", "host")
+    for match in _IP.finditer(text):
+        if not match.group(1).startswith("0."):
+            found.add(match.group(1), "host", "ip")
+    if _LOCALHOST.search(text):
+        found.add("localhost", "host", "host")
+
+
+def _env_vars(text: str, found: Findings) -> None:
+    for pattern in _ENV_REFS:
+        for match in pattern.finditer(text):
+            name = match.group(1)
+            if name not in ("REDACTED",):
+                found.add(name, "env_var", "environment")
+
+
+def _issues(text: str, found: Findings) -> None:
+    for match in _ISSUE_REPO.finditer(text):
+        found.add(f"{match.group(1)}#{match.group(2)}", "issue", "issue ref")
+    text = _ISSUE_REPO.sub(lambda m: " " * len(m.group(0)), text)
+    for pattern in (_ISSUE_HASH, _ISSUE_WORD):
+        for match in pattern.finditer(text):
+            found.add(f"#{match.group(1)}", "issue", "issue ref")
+    for match in _ISSUE_KEY.finditer(text):
+        if match.group(1) not in NOT_ISSUE_KEYS and not match.group(1)[-1].isdigit():
+            found.add(f"{match.group(1)}-{match.group(2)}", "issue", "issue key")
+
+
+def _versions(text: str, found: Findings) -> None:
+    for match in _TAG.finditer(text):
+        found.add(match.group(1), "version", "tag")
+    for match in _NAMED_VERSION.finditer(text):
+        name = match.group(1)
+        known = found.by_key.get(name.casefold())
+        if known is not None and known.entity_type in ("package", "tool", "product"):
+            name = known.name
+        elif name in KNOWN_PRODUCTS or name in KNOWN_TOOLS:
+            pass
+        else:
+            continue
+        found.add(f"{name} {match.group(2)}", "version", "version")
+        if match.group(3):
+            found.add(f"{name} {match.group(3)}", "version", "version")
+
+
+def _identifiers(text: str, found: Findings) -> None:
+    for match in _BACKTICK.finditer(text):
+        span = match.group(1).strip()
+        if _IDENTIFIER.match(span) and not found.has(span.removesuffix("()")):
+            name = span.removesuffix("()")
+            if len(name) > 1 and not name.isdigit():
+                found.add(name, "identifier", "backticks")
+    for match in _DEFINED.finditer(text):
+        found.add(match.group(1), "identifier", "definition")
+
+
+# --- 7. word lists for prose ---------------------------------------------------------
+#: Known tools that are also English words: counted only when run.
+_AMBIGUOUS_TOOLS = frozenset(
+    {"make", "go", "just", "kind", "perf", "ab", "az", "node", "apt", "test", "wrk", "k6",
+     "python", "python3", "aws", "packer", "black", "sed", "awk", "yq", "jq", "vim", "uv"}
+)  # fmt: skip
+_PROSE_TOOL = re.compile(
+    r"(?<![\w./@$-])("
+    + "|".join(
+        sorted((re.escape(t) for t in KNOWN_TOOLS - _AMBIGUOUS_TOOLS), key=len, reverse=True)
+    )
+    + r")(?![\w/@-]|\.\w)"
+)
+_PROSE_PRODUCT = re.compile(
+    r"(?<![\w./@$-])("
+    + "|".join(sorted((re.escape(p) for p in KNOWN_PRODUCTS), key=len, reverse=True))
+    + r")(?![\w/@-]|\.\w)"
+)
+
+
+def _word_lists(text: str, found: Findings) -> None:
+    for match in _PROSE_TOOL.finditer(text):
+        found.add(match.group(1), "tool", "named tool")
+    for match in _PROSE_PRODUCT.finditer(text):
+        name = match.group(1)
+        found.add(
+            name, "organization" if name in KNOWN_ORGANIZATIONS else "product", "named product"
+        )
+
+
+def extract_patterns(text: str) -> Findings:
+    """Every entity the patterns find in ``text`` (a redacted chunk)."""
+    found = Findings()
+    unwrapped = _json_strings(text)
+    commands: list[str] = []
+    if unwrapped is not None:
+        text, commands = unwrapped
+    text = _urls(text, found)
+    _commands(text, found, commands)
+    _errors(text, found)
+    _imports(text, found)
+    _manifests(text, found)
+    rest = _files(text, found)
+    _hosts(rest, found)
+    _env_vars(rest, found)
+    _issues(rest, found)
+    _versions(rest, found)
+    _identifiers(text, found)
+    _word_lists(rest, found)
+    return found
