@@ -65,7 +65,8 @@ def _uses_llm(graph: SessionsGraph, extractor: str | None) -> bool:
 
 def _line(s: ReconciliationSummary) -> str:
     text = (
-        f"{s.session_id}  {s.status}  extractor={s.extractor} chunks={s.texts_considered} extracted={s.chunks_extracted}"
+        f"{s.session_id}  {s.status}  extractor={s.extractor}"
+        f" chunks={s.texts_considered} extracted={s.chunks_extracted}"
         f" deduped={s.texts_deduped} llm_calls={s.llm_calls} entities={s.entities_linked}"
         f" {s.duration_s:.1f}s"
     )
@@ -136,7 +137,7 @@ def reconcile(
     ),
     as_json: bool = _JSON,
 ) -> None:
-    """Extract entities from sessions' text, with LightRAG or locally (out of band: cron, by hand)."""
+    """Extract entities from sessions' text, with LightRAG or locally (out of band)."""
     if bool(session) == pending:
         raise fail("give either --session ID or --pending", 2)
     options = {

@@ -133,8 +133,8 @@ def _urls(text: str, found: Findings) -> str:
             found.add(f"{ref.group(1)}#{ref.group(2)}", "issue", "url")
         return " " * len(match.group(0))
 
+    text = _URL.sub(one, text)  # before the markers go: a URL's userinfo may hold one
     text = _MARKER.sub(lambda m: " " * len(m.group(0)), text)
-    text = _URL.sub(one, text)
     return _EMAIL.sub(lambda m: " " * len(m.group(0)), text)
 
 
@@ -365,6 +365,8 @@ _TRACEBACK_LAST = re.compile(r"^((?:[a-z_]\w*\.)*)([A-Z]\w+): ", re.MULTILINE)
 def _errors(text: str, found: Findings) -> None:
     for match in _ERROR_NAME.finditer(text):
         found.add(match.group(2), "error", "error name")
+        if match.group(1):  # requests.exceptions.ReadTimeout: the package raised it
+            _python_module(match.group(1), found, "error module")
     for match in _RAISED.finditer(text):
         name = match.group(2)
         if match.group(0).startswith(("raise", "except", "FAILED")) or match.group(1):
@@ -619,6 +621,7 @@ _ENV_REFS = (
     ),
     re.compile(r"^[ \t]*(?:-[ \t]+)?([A-Z][A-Z0-9]*_[A-Z0-9_]+):[ \t]", re.MULTILINE),
     re.compile(r"\b(?:-e|--env)[ \t]+([A-Z][A-Z0-9_]*)="),
+    re.compile(r"\bexport[ \t]+([A-Za-z_][A-Za-z0-9_]*)="),
 )
 _ISSUE_REPO = re.compile(r"(?<![\w/])([\w.-]+/[\w.-]+)#(\d{1,6})\b")
 _ISSUE_HASH = re.compile(r"(?<![\w&#/'\"])#(\d{1,5})\b(?![\w-])")
