@@ -26,6 +26,7 @@ from sessions_graph.reconcile.local.vocabulary import (
     HOST_TLDS,
     KNOWN_FILENAMES,
     KNOWN_ORGANIZATIONS,
+    KNOWN_PACKAGES,
     KNOWN_PRODUCTS,
     KNOWN_TOOLS,
     NODE_BUILTINS,
@@ -90,6 +91,15 @@ class Findings:
         if _RANK[entity_type] < _RANK[found.entity_type]:
             found.name, found.entity_type, found.keyword = name, entity_type, keyword
 
+    def add_weak(self, name: str, entity_type: str, keyword: str) -> None:
+        """Add a finding from a word list or the model: it never changes the
+        type a pattern gave the name (``vitest`` in a manifest is a package)."""
+        found = self.by_key.get(name.strip().casefold())
+        if found is None:
+            self.add(name, entity_type, keyword)
+        else:
+            found.count += 1
+
     def has(self, name: str) -> bool:
         return name.casefold() in self.by_key
 
@@ -114,13 +124,13 @@ _URL = re.compile(
     r"(?P<path>/[^\s<>\"'`)\]}|,;]*)?"
 )
 _GITHUB_REF = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:pull|issues)/(\d+)")
-_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b")
 
 
 def _urls(text: str, found: Findings) -> str:
     def one(match: re.Match[str]) -> str:
         host = match.group("host").rstrip(".").lower()
-        path = (match.group("path") or "").rstrip(".:!?'")
+        path = re.split(r"[?#]", match.group("path") or "", maxsplit=1)[0].rstrip(".:!'")
         if path.endswith(")") and "(" not in path:
             path = path[:-1]
         url = f"{match.group('scheme').lower()}://{host}{path}" if host else ""
@@ -151,7 +161,7 @@ _ENV_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
 _WORD = re.compile(r"^[a-z][\w.+-]*$")
 _PKG_SPEC = re.compile(
     r"^(?P<name>@?[A-Za-z0-9][\w.-]*(?:/[\w.-]+)?)(?:\[[^\]]*\])?"
-    r"(?:(?P<op>==|>=|<=|~=|!=|>|<|@|=)(?P<ver>[\w.*+-]+))?$"
+    r"(?:(?P<op>==|>=|<=|~=|!=|>|<|@|=)(?P<ver>[\w.*+-]+)(?:,[<>=!~]=?[\w.*+-]+)*)?$"
 )
 _VERSIONISH = re.compile(r"^v?\d+(?:\.\d+)+[\w.+-]*$")
 
@@ -267,6 +277,8 @@ def _installer(tool: str, args: list[str], found: Findings) -> None:
         name = spec.group("name")
         if tool == "go":
             name = name.split("@", 1)[0]
+        elif tool == "brew" and spec.group("op") == "@":
+            name = arg  # python@3.12 is the formula's name
         if tool in ("npm", "yarn", "pnpm", "bun") and "@" in name[1:]:
             name = name.rpartition("@")[0]
         name = name.lower() if tool not in ("go",) else name
@@ -332,7 +344,9 @@ def _commands(text: str, found: Findings, commands: list[str]) -> None:
             if line and not line.startswith("#"):
                 _command(line.lstrip("$❯ "), found)
     for match in _RAN_PHRASE.finditer(text):
-        _command(match.group(1), found)
+        span = match.group(1).strip()
+        if " " in span or span in KNOWN_TOOLS:  # "use `model_dump`" runs nothing
+            _command(span, found)
     for match in _BACKTICK.finditer(text):
         span = match.group(1).strip()
         first = span.split(" ", 1)[0]
@@ -354,7 +368,11 @@ _ERRNO = re.compile(
     r"\b(ECONNREFUSED|ECONNRESET|ENOENT|EACCES|EADDRINUSE|ETIMEDOUT|EPERM|EEXIST|ENOTFOUND"
     r"|EPIPE|ENOSPC|EMFILE|EHOSTUNREACH|ENOTDIR|EISDIR|ENOMEM|EAI_AGAIN)\b"
 )
-_RUST_ERROR = re.compile(r"\berror\[(E\d{4})\]")
+_RUST_ERROR = re.compile(
+    r"\berror\[(E\d{4})\]|\berror (TS\d{4,5})\b|\bnpm (?:WARN|ERR!) (E[A-Z]{4,})\b"
+)
+_MAKE_ERROR = re.compile(r"^make: \*\*\* .*(Error \d+)$", re.MULTILINE)
+_LINE_ERROR = re.compile(r"^((?:[a-z_]\w*\.)*)([A-Z][a-z]+(?:[A-Z][a-z0-9]*)+): \S", re.MULTILINE)
 _STATES = re.compile(
     r"\b(CrashLoopBackOff|ImagePullBackOff|ErrImagePull|OOMKilled|Segmentation fault"
     r"|SIGSEGV|SIGKILL|DeadlineExceeded|Evicted)\b"
@@ -362,11 +380,17 @@ _STATES = re.compile(
 _TRACEBACK_LAST = re.compile(r"^((?:[a-z_]\w*\.)*)([A-Z]\w+): ", re.MULTILINE)
 
 
+_JVM_ROOTS = frozenset({"java", "javax", "kotlin", "scala", "android", "com", "org", "net"})
+
+
 def _errors(text: str, found: Findings) -> None:
     for match in _ERROR_NAME.finditer(text):
         found.add(match.group(2), "error", "error name")
-        if match.group(1):  # requests.exceptions.ReadTimeout: the package raised it
-            _python_module(match.group(1), found, "error module")
+        prefix = match.group(1).rstrip(".")
+        if prefix.split(".", 1)[0] in _JVM_ROOTS:
+            found.add(prefix, "module", "error module")
+        elif prefix:  # requests.exceptions.ReadTimeout: the package raised it
+            _python_module(prefix, found, "error module")
     for match in _RAISED.finditer(text):
         name = match.group(2)
         if match.group(0).startswith(("raise", "except", "FAILED")) or match.group(1):
@@ -375,9 +399,12 @@ def _errors(text: str, found: Findings) -> None:
         for match in _TRACEBACK_LAST.finditer(text):
             if match.group(1) or "Traceback" in text:
                 found.add(match.group(2), "error", "traceback")
-    for pattern in (_ERRNO, _RUST_ERROR, _STATES):
+    for pattern in (_ERRNO, _RUST_ERROR, _STATES, _MAKE_ERROR):
         for match in pattern.finditer(text):
-            found.add(match.group(1), "error", "error code")
+            code = next(g for g in match.groups() if g)
+            found.add(code, "error", "error code")
+    for match in _LINE_ERROR.finditer(text):
+        found.add(match.group(2), "error", "error line")
 
 
 # --- 4. imports and manifests ------------------------------------------------------
@@ -416,6 +443,8 @@ _GO_REQUIRE = re.compile(
 _SITE_PACKAGES = re.compile(
     r"(?:site-packages|dist-packages|node_modules)/(@[\w.-]+/[\w.-]+|[\w.-]+)/"
 )
+_CARGO_COMPILING = re.compile(r"^[ \t]*(?:Compiling|Downloaded|Checking)[ \t]+([\w-]+)[ \t]+(v\d+\.\d+[\w.+-]*)", re.MULTILINE)  # noqa: E501
+_GO_OUTPUT = re.compile(r"^go: (?:upgraded|downgraded|added|downloading|finding)[ \t]+(\S+)", re.MULTILINE)  # noqa: E501
 _PIP_INSTALLED = re.compile(r"^Successfully installed (.+)$", re.MULTILINE)
 _PIP_COLLECTING = re.compile(
     r"^(?:Collecting|Requirement already satisfied:|Downloading)[ \t]+([A-Za-z][\w.-]*)(?:\[[^\]]*\])?(?:==([\w.]+))?",  # noqa: E501
@@ -513,6 +542,13 @@ def _manifests(text: str, found: Findings) -> None:
     if "require" in text or "go " in text:
         for match in _GO_REQUIRE.finditer(text):
             found.add(match.group(1), "package", "go.mod")
+    for match in _CARGO_COMPILING.finditer(text):
+        found.add(match.group(1), "package", "cargo output")
+        found.add(f"{match.group(1)} {match.group(2)}", "version", "cargo output")
+    if "go: " in text:
+        for match in _GO_OUTPUT.finditer(text):
+            found.add(match.group(1), "package", "go output")
+            found.add("go", "tool", "go output")
     for match in _PIP_INSTALLED.finditer(text):
         for item in match.group(1).split():
             name, _, version = item.rpartition("-")
@@ -574,8 +610,6 @@ def _files(text: str, found: Findings) -> str:
 
     def path(match: re.Match[str]) -> str:
         candidate = match.group(1).rstrip(".")
-        if "site-packages/" in candidate or "node_modules/" in candidate:
-            return " " * len(match.group(0))
         if _is_file_name(candidate.rsplit("/", 1)[-1]):
             _add_file(candidate, found, "path")
             return " " * len(match.group(0))
@@ -704,28 +738,26 @@ _AMBIGUOUS_TOOLS = frozenset(
     {"make", "go", "just", "kind", "perf", "ab", "az", "node", "apt", "test", "wrk", "k6",
      "python", "python3", "aws", "packer", "black", "sed", "awk", "yq", "jq", "vim", "uv"}
 )  # fmt: skip
-_PROSE_TOOL = re.compile(
-    r"(?<![\w./@$-])("
-    + "|".join(
-        sorted((re.escape(t) for t in KNOWN_TOOLS - _AMBIGUOUS_TOOLS), key=len, reverse=True)
-    )
-    + r")(?![\w/@-]|\.\w)"
-)
-_PROSE_PRODUCT = re.compile(
-    r"(?<![\w./@$-])("
-    + "|".join(sorted((re.escape(p) for p in KNOWN_PRODUCTS), key=len, reverse=True))
-    + r")(?![\w/@-]|\.\w)"
-)
+def _alternation(words: Iterable[str]) -> str:
+    """A regex matching any of ``words`` as a whole word outside paths and quotes."""
+    body = "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
+    return r"(?<![\w./@$\"'-])(" + body + r")(?![\w/@\"'-]|\.\w)"
+
+
+_PROSE_TOOL = re.compile(_alternation(KNOWN_TOOLS - _AMBIGUOUS_TOOLS))
+_PROSE_PACKAGE = re.compile(_alternation(KNOWN_PACKAGES))
+_PROSE_PRODUCT = re.compile(_alternation(KNOWN_PRODUCTS))
 
 
 def _word_lists(text: str, found: Findings) -> None:
     for match in _PROSE_TOOL.finditer(text):
-        found.add(match.group(1), "tool", "named tool")
+        found.add_weak(match.group(1), "tool", "named tool")
+    for match in _PROSE_PACKAGE.finditer(text):
+        found.add_weak(match.group(1), "package", "named package")
     for match in _PROSE_PRODUCT.finditer(text):
         name = match.group(1)
-        found.add(
-            name, "organization" if name in KNOWN_ORGANIZATIONS else "product", "named product"
-        )
+        kind = "organization" if name in KNOWN_ORGANIZATIONS else "product"
+        found.add_weak(name, kind, "named product")
 
 
 def extract_patterns(text: str) -> Findings:

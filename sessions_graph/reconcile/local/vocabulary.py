@@ -81,7 +81,22 @@ KNOWN_TOOLS = frozenset(
     mongosh mgconsole curl wget ssh scp rsync jq yq sed awk grep rg fzf tmux vim nvim make cmake
     ninja gcc clang valgrind gdb lldb strace perf htop systemctl journalctl nginx gunicorn
     uvicorn celery alembic pgbench ab wrk locust k6 brew apt apt-get dnf yum apk openssl
-    pyenv nvm sdkman bazel buck just direnv grpcurl protoc sphinx mkdocs hugo
+    pyenv nvm sdkman bazel buck just direnv grpcurl protoc sphinx mkdocs hugo pg_dump
+    pg_restore pg_isready sqlfluff dbt flyway liquibase
+    """.split()
+)
+#: Packages named in prose count as packages only if they are on this list:
+#: well-known names that are no English word ("requests", "click" or "rich"
+#: count only when imported, installed or listed in a manifest).
+KNOWN_PACKAGES = frozenset(
+    """
+    numpy pandas scipy matplotlib seaborn sklearn scikit-learn torch tensorflow keras pydantic
+    fastapi starlette django flask werkzeug jinja2 sqlalchemy alembic psycopg2 psycopg asyncpg
+    httpx aiohttp urllib3 certifi tenacity structlog loguru celery boto3 botocore pymongo
+    kafka-python aiokafka pyyaml orjson ujson marshmallow attrs pytest-xdist xdist hypothesis
+    lightrag neo4j openai anthropic langchain transformers spacy lodash axios
+    webpack-dev-server zod zustand redux react-dom dayjs moment serde tokio reqwest anyhow
+    thiserror clap rayon actix-web axum diesel sqlx
     """.split()
 )
 #: Shell words that run nothing worth remembering (builtins, control flow).
@@ -139,6 +154,7 @@ FILE_EXTENSIONS = frozenset(
     ini conf env sh bash zsh fish ps1 rs go java kt kts scala rb php c h cc cpp hpp cs swift
     m sql graphql proto html css scss less lock tf tfvars hcl xml gradle csv tsv log db sqlite
     cypher dockerfile properties plist service timer nix lua pl r jl dart ex exs erl el zig
+    whl tgz gz zip tar jar war png jpg jpeg gif svg webp ico pdf pem crt key p12 tfplan wasm
     """.split()
 )
 
