@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from sessions_graph.reconcile.local.vocabulary import (
@@ -145,7 +145,7 @@ def _urls(text: str, found: Findings) -> str:
 
     text = _URL.sub(one, text)  # before the markers go: a URL's userinfo may hold one
     text = _MARKER.sub(lambda m: " " * len(m.group(0)), text)
-    return _EMAIL.sub(lambda m: " " * len(m.group(0)), text)
+    return _EMAIL.sub(lambda m: " " * len(m.group(0)), text) if "@" in text else text
 
 
 # --- 2. commands -----------------------------------------------------------------
@@ -338,16 +338,16 @@ def _commands(text: str, found: Findings, commands: list[str]) -> None:
             _command(line.lstrip("$ "), found)
     for match in _PROMPT_LINE.finditer(text):
         _command(match.group(1), found)
-    for match in _FENCE.finditer(text):
+    for match in _FENCE.finditer(text) if "```" in text else ():
         for line in match.group(1).splitlines():
             line = line.strip()
             if line and not line.startswith("#"):
                 _command(line.lstrip("$❯ "), found)
-    for match in _RAN_PHRASE.finditer(text):
+    for match in _RAN_PHRASE.finditer(text) if "`" in text else ():
         span = match.group(1).strip()
         if " " in span or span in KNOWN_TOOLS:  # "use `model_dump`" runs nothing
             _command(span, found)
-    for match in _BACKTICK.finditer(text):
+    for match in _BACKTICK.finditer(text) if "`" in text else ():
         span = match.group(1).strip()
         first = span.split(" ", 1)[0]
         if " " in span and (first in KNOWN_TOOLS or first in _INSTALLERS):
@@ -360,10 +360,16 @@ _ERROR_NAME = re.compile(
     r"|Timeout|Failure|Fault|Unavailable|NotFound|Refused|Denied))\b"
 )
 _RAISED = re.compile(
-    r"(?:\braise\s+|\bexcept\s*\(?\s*|\bFAILED\s+\S+\s+-\s+|^)((?:[a-z_]\w*\.)*)"
+    r"(?:\braise\s+|\bexcept\s*\(?\s*|\bFAILED\s+\S+\s+-\s+)((?:[a-z_]\w*\.)*)"
     r"([A-Z][a-z]+[A-Z]\w*)(?=[:(]|\s*(?:,|\)|\s+as\b|$))",
     re.MULTILINE,
 )
+_DOTTED_LINE_ERROR = re.compile(r"^((?:[a-z_]\w*\.)+)([A-Z][a-z]+[A-Z]\w*)(?=[:(])", re.MULTILINE)
+#: Substrings without which no error-name pattern can match (cheap to test).
+_ERROR_SUFFIXES = (
+    "Error", "Exception", "Warning", "Exit", "Interrupt", "Timeout", "Failure", "Fault",
+    "Unavailable", "NotFound", "Refused", "Denied",
+)  # fmt: skip
 _ERRNO = re.compile(
     r"\b(ECONNREFUSED|ECONNRESET|ENOENT|EACCES|EADDRINUSE|ETIMEDOUT|EPERM|EEXIST|ENOTFOUND"
     r"|EPIPE|ENOSPC|EMFILE|EHOSTUNREACH|ENOTDIR|EISDIR|ENOMEM|EAI_AGAIN)\b"
@@ -377,6 +383,8 @@ _STATES = re.compile(
     r"\b(CrashLoopBackOff|ImagePullBackOff|ErrImagePull|OOMKilled|Segmentation fault"
     r"|SIGSEGV|SIGKILL|DeadlineExceeded|Evicted)\b"
 )
+_ERRNO_HINT = re.compile(r"E[A-Z]{4}")
+_STATE_NEEDLES = ("BackOff", "ErrImage", "OOM", "Segmentation", "SIG", "Deadline", "Evicted")
 _TRACEBACK_LAST = re.compile(r"^((?:[a-z_]\w*\.)*)([A-Z]\w+): ", re.MULTILINE)
 
 
@@ -384,22 +392,35 @@ _JVM_ROOTS = frozenset({"java", "javax", "kotlin", "scala", "android", "com", "o
 
 
 def _errors(text: str, found: Findings) -> None:
-    for match in _ERROR_NAME.finditer(text):
+    # Each pattern runs only where a substring it needs occurs: most chunks
+    # name no error, and these patterns are tried at every position.
+    named = any(suffix in text for suffix in _ERROR_SUFFIXES)
+    for match in _ERROR_NAME.finditer(text) if named else ():
         found.add(match.group(2), "error", "error name")
         prefix = match.group(1).rstrip(".")
         if prefix.split(".", 1)[0] in _JVM_ROOTS:
             found.add(prefix, "module", "error module")
         elif prefix:  # requests.exceptions.ReadTimeout: the package raised it
             _python_module(prefix, found, "error module")
-    for match in _RAISED.finditer(text):
-        name = match.group(2)
-        if match.group(0).startswith(("raise", "except", "FAILED")) or match.group(1):
-            found.add(name, "error", "raised")
+    if "raise" in text or "except" in text or "FAILED" in text:
+        for match in _RAISED.finditer(text):
+            found.add(match.group(2), "error", "raised")
+    for match in _DOTTED_LINE_ERROR.finditer(text):
+        found.add(match.group(2), "error", "raised")
     if "Traceback" in text or "Error" in text:
         for match in _TRACEBACK_LAST.finditer(text):
             if match.group(1) or "Traceback" in text:
                 found.add(match.group(2), "error", "traceback")
-    for pattern in (_ERRNO, _RUST_ERROR, _STATES, _MAKE_ERROR):
+    codes = []
+    if "E" in text and _ERRNO_HINT.search(text):
+        codes.append(_ERRNO)
+    if any(word in text for word in _STATE_NEEDLES):
+        codes.append(_STATES)
+    if "error" in text or "npm " in text:
+        codes.append(_RUST_ERROR)
+    if "make: " in text:
+        codes.append(_MAKE_ERROR)
+    for pattern in codes:
         for match in pattern.finditer(text):
             code = next(g for g in match.groups() if g)
             found.add(code, "error", "error code")
@@ -483,18 +504,22 @@ def _js_module(spec: str, found: Findings) -> None:
 
 
 def _imports(text: str, found: Findings) -> None:
-    for match in _PY_IMPORT.finditer(text):
-        for part in match.group(1).split(","):
-            _python_module(part.split()[0], found, "import")
-    for match in _PY_FROM.finditer(text):
-        _python_module(match.group(1), found, "import")
+    # Each pattern runs only where a word it needs occurs (most chunks hold
+    # no code): the checks are substring searches, far cheaper than a scan.
+    if "import" in text:
+        for match in _PY_IMPORT.finditer(text):
+            for part in match.group(1).split(","):
+                _python_module(part.split()[0], found, "import")
+        for match in _PY_FROM.finditer(text):
+            _python_module(match.group(1), found, "import")
     if "import" in text or "require" in text or "export" in text:
         for match in _JS_IMPORT.finditer(text):
             _js_module(match.group(1), found)
-    for match in _RUST_USE.finditer(text):
-        crate = match.group(1) or match.group(2)
-        if crate not in RUST_ROOTS:
-            found.add(crate.replace("_", "-") if False else crate, "package", "use")
+    if "use " in text or "extern crate" in text:
+        for match in _RUST_USE.finditer(text):
+            crate = match.group(1) or match.group(2)
+            if crate not in RUST_ROOTS:
+                found.add(crate, "package", "use")
     if "import" in text and ('"' in text):
         in_block = "import (" in text or 'import "' in text
         if in_block:
@@ -502,12 +527,14 @@ def _imports(text: str, found: Findings) -> None:
                 path = match.group(1)
                 kind = "package" if "." in path.split("/", 1)[0] else "module"
                 found.add(path, kind, "import")
-    for match in _SITE_PACKAGES.finditer(text):
-        found.add(match.group(1).lower(), "package", "installed path")
+    if "packages/" in text or "node_modules/" in text:
+        for match in _SITE_PACKAGES.finditer(text):
+            found.add(match.group(1).lower(), "package", "installed path")
 
 
 def _manifests(text: str, found: Findings) -> None:
-    for match in _REQUIREMENT.finditer(text):
+    requirements = any(op in text for op in ("=", "<", ">"))
+    for match in _REQUIREMENT.finditer(text) if requirements else ():
         name = match.group(1).lower()
         if name in _MANIFEST_NOT_DEPS:
             continue
@@ -529,7 +556,7 @@ def _manifests(text: str, found: Findings) -> None:
             found.add(name, "package", "package.json")
             if not match.group(2) and _VERSIONISH.match(match.group(3)):
                 found.add(f"{name} {match.group(3)}", "version", "package.json")
-    sections = list(_TOML_SECTION.finditer(text))
+    sections = list(_TOML_SECTION.finditer(text)) if "dependencies]" in text else []
     for i, section in enumerate(sections):
         if not section.group(1).endswith("dependencies"):
             continue
@@ -539,25 +566,27 @@ def _manifests(text: str, found: Findings) -> None:
                 found.add(
                     match.group(1), "package", "Cargo.toml" if "=" in match.group(0) else "manifest"
                 )
-    if "require" in text or "go " in text:
+    if "require" in text or "module " in text:
         for match in _GO_REQUIRE.finditer(text):
             found.add(match.group(1), "package", "go.mod")
-    for match in _CARGO_COMPILING.finditer(text):
+    cargo = "Compiling" in text or "Downloaded" in text or "Checking" in text
+    for match in _CARGO_COMPILING.finditer(text) if cargo else ():
         found.add(match.group(1), "package", "cargo output")
         found.add(f"{match.group(1)} {match.group(2)}", "version", "cargo output")
     if "go: " in text:
         for match in _GO_OUTPUT.finditer(text):
             found.add(match.group(1), "package", "go output")
             found.add("go", "tool", "go output")
-    for match in _PIP_INSTALLED.finditer(text):
+    for match in _PIP_INSTALLED.finditer(text) if "Successfully" in text else ():
         for item in match.group(1).split():
             name, _, version = item.rpartition("-")
             if name and _VERSIONISH.match(version):
                 found.add(name.lower(), "package", "pip output")
                 found.add(f"{name.lower()} {version}", "version", "pip output")
-    for match in _PIP_COLLECTING.finditer(text):
+    pip = "Collecting" in text or "Requirement" in text or "Downloading" in text
+    for match in _PIP_COLLECTING.finditer(text) if pip else ():
         found.add(match.group(1).lower(), "package", "pip output")
-    for match in _NPM_AT.finditer(text):
+    for match in _NPM_AT.finditer(text) if "@" in text else ():
         name = match.group(1)
         if name.rsplit(".", 1)[-1] in FILE_EXTENSIONS:
             continue
@@ -572,8 +601,9 @@ _PATH = re.compile(
 )
 _BARE_FILE = re.compile(r"(?<![\w./@$-])(\.?[\w-]+(?:\.[\w-]+)*\.([A-Za-z0-9]{1,11}))(?![\w/(-])")
 _DOTFILE = re.compile(
-    r"(?<![\w./-])(\.(?:env(?:\.[\w-]+)?|gitignore|dockerignore|npmrc|bashrc|zshrc|profile|editorconfig|pre-commit-config\.yaml))(?![\w/-])"
+    r"(\.(?<![\w./-]\.)(?:env(?:\.[\w-]+)?|gitignore|dockerignore|npmrc|bashrc|zshrc|profile|editorconfig|pre-commit-config\.yaml))(?![\w/-])"
 )
+_PLAIN_KNOWN_NAMES = tuple(n for n in KNOWN_FILENAMES if not n.startswith("."))
 _KNOWN_NAME = re.compile(
     r"(?<![\w./-])("
     + "|".join(
@@ -603,6 +633,62 @@ def _add_file(path: str, found: Findings, keyword: str) -> None:
             found.add(base, "file", keyword)
 
 
+#: An extension: the scan starts at a literal '.', which the regex engine
+#: finds fast, and only then looks back for the name (see _bare_names).
+_EXTENSION = re.compile(r"\.([A-Za-z0-9]{1,11})\b(?![/(-])")
+_NAME_BEFORE = re.compile(r"\.?[\w-]+(?:\.[\w-]+)*\Z")
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+_HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789.-")
+
+
+def _before(
+    text: str, end: int, floor: int, chars: frozenset[str], pattern: re.Pattern[str]
+) -> int | None:
+    """Where the longest match of ``pattern`` (anchored at ``\\Z``) ending at
+    ``end`` starts, or None. The run of ``chars`` before ``end`` is walked back
+    first: searching a window with the pattern would try every position."""
+    start = end
+    floor = max(floor, end - 200)
+    while start > floor and text[start - 1] in chars:
+        start -= 1
+    if start == end:
+        return None
+    if pattern.fullmatch(text[start:end]):  # \Z matches at the end of the slice
+        return start
+    found = pattern.search(text, start, end)
+    return found.start() if found else None
+
+
+def _bare_names(text: str, accept: Callable[[str], bool]) -> list[tuple[int, int]]:
+    """Spans of file names (``name.ext``, not inside a path or an address)
+    that ``accept`` takes; the same names as a regex scanning every position
+    for ``name.ext`` would find, at a fraction of the cost."""
+    spans: list[tuple[int, int]] = []
+    last = 0
+    for match in _EXTENSION.finditer(text):
+        if match.group(1).lower() not in FILE_EXTENSIONS or match.start() < last:
+            continue
+        start = _before(text, match.start(), last, _NAME_CHARS, _NAME_BEFORE)
+        if start is None:
+            continue
+        if (start > 0 and text[start - 1] in "./@$-") or (start > 0 and text[start - 1].isalnum()):
+            continue
+        if accept(text[start : match.end()]):
+            spans.append((start, match.end()))
+            last = match.end()
+    return spans
+
+
+def _blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    if not spans:
+        return text
+    parts, at = [], 0
+    for start, end in spans:
+        parts += [text[at:start], " " * (end - start)]
+        at = end
+    return "".join([*parts, text[at:]])
+
+
 def _files(text: str, found: Findings) -> str:
     for match in _TRACE_FILE.finditer(text):
         if _is_file_name(match.group(1).rsplit("/", 1)[-1]):
@@ -615,21 +701,24 @@ def _files(text: str, found: Findings) -> str:
             return " " * len(match.group(0))
         return match.group(0)
 
-    def bare(match: re.Match[str]) -> str:
-        name = match.group(1)
+    def bare(name: str) -> bool:
         if name[0].isupper() and name.endswith(".js") and name.count(".") == 1:
-            return match.group(0)  # Node.js, Vue.js: products
+            return False  # Node.js, Vue.js: products
         known = found.by_key.get(name.casefold())
         if known is not None and known.entity_type in ("module", "package", "host"):
-            return match.group(0)  # an imported module.db is no file
+            return False  # an imported module.db is no file
         if _is_file_name(name) and not name[0].isdigit():
             _add_file(name, found, "file name")
-            return " " * len(match.group(0))
-        return match.group(0)
+            return True
+        return False
 
-    text = _PATH.sub(path, text)
-    text = _BARE_FILE.sub(bare, text)
-    for pattern in (_DOTFILE, _KNOWN_NAME):
+    if "/" in text:
+        text = _PATH.sub(path, text)
+    text = _blank_spans(text, _bare_names(text, bare))
+    patterns = [_DOTFILE]
+    if any(name in text for name in _PLAIN_KNOWN_NAMES):
+        patterns.append(_KNOWN_NAME)
+    for pattern in patterns:
         for match in pattern.finditer(text):
             _add_file(match.group(1), found, "file name")
     return text
@@ -639,10 +728,16 @@ def _files(text: str, found: Findings) -> str:
 _HOST = re.compile(
     r"(?<![\w.@/-])((?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+([a-z]{2,}))(?::(\d{2,5}))?(?![\w-]|\.[\w-])"
 )
+_TLD = re.compile(r"\.([a-z]{2,})(?::(\d{2,5}))?(?![\w-]|\.[\w-])")
+_LABELS_BEFORE = re.compile(
+    r"(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\Z"
+)
 _IP = re.compile(
     r"(?<![\w.])((?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3})(?::\d{2,5})?(?![\w.])"
 )
 _LOCALHOST = re.compile(r"\blocalhost\b")
+_DIGIT_DOT_DIGIT = re.compile(r"\d\.\d")
+_DOTTED_DIGITS = re.compile(r"\d\.\d{1,3}\.\d")
 _ENV_REFS = (
     re.compile(r"\$\{?([A-Z_][A-Z0-9_]*)\}?"),
     re.compile(
@@ -656,6 +751,16 @@ _ENV_REFS = (
     re.compile(r"^[ \t]*(?:-[ \t]+)?([A-Z][A-Z0-9]*_[A-Z0-9_]+):[ \t]", re.MULTILINE),
     re.compile(r"\b(?:-e|--env)[ \t]+([A-Z][A-Z0-9_]*)="),
     re.compile(r"\bexport[ \t]+([A-Za-z_][A-Za-z0-9_]*)="),
+)
+#: Per pattern of _ENV_REFS, substrings one of which it needs (empty: none).
+_ENV_NEEDLES: tuple[tuple[str, ...], ...] = (
+    ("$",),
+    ("env", "ENV"),
+    ("process.env",),
+    ("=",),
+    (":",),
+    ("-e", "--env"),
+    ("export",),
 )
 _ISSUE_REPO = re.compile(r"(?<![\w/])([\w.-]+/[\w.-]+)#(\d{1,6})\b")
 _ISSUE_HASH = re.compile(r"(?<![\w&#/'\"])#(\d{1,5})\b(?![\w-])")
@@ -674,10 +779,20 @@ _IDENTIFIER = re.compile(r"^[A-Za-z_][\w]*(?:(?:\.|::)[A-Za-z_]\w*)*(?:\(\))?$")
 
 
 def _hosts(text: str, found: Findings) -> None:
-    for match in _HOST.finditer(text):
-        if match.group(2) in HOST_TLDS or match.group(3):
-            found.add(match.group(1), "host", "host")
-    for match in _IP.finditer(text):
+    # Found from the end: a top-level domain (or a port), then the labels
+    # before it; scanning every position for a dotted name costs far more.
+    last = 0
+    for match in _TLD.finditer(text):
+        if match.start() < last or not (match.group(1) in HOST_TLDS or match.group(2)):
+            continue
+        start = _before(text, match.start(), last, _HOST_CHARS, _LABELS_BEFORE)
+        if start is None:
+            continue
+        if start > 0 and (text[start - 1] in "._@/-" or text[start - 1].isalnum()):
+            continue
+        found.add(text[start : match.end(1)], "host", "host")
+        last = match.end()
+    for match in _IP.finditer(text) if _DOTTED_DIGITS.search(text) else ():
         if not match.group(1).startswith("0."):
             found.add(match.group(1), "host", "ip")
     if _LOCALHOST.search(text):
@@ -685,7 +800,9 @@ def _hosts(text: str, found: Findings) -> None:
 
 
 def _env_vars(text: str, found: Findings) -> None:
-    for pattern in _ENV_REFS:
+    for pattern, needles in zip(_ENV_REFS, _ENV_NEEDLES, strict=True):
+        if needles and not any(n in text for n in needles):
+            continue
         for match in pattern.finditer(text):
             name = match.group(1)
             if name not in ("REDACTED",):
@@ -693,10 +810,15 @@ def _env_vars(text: str, found: Findings) -> None:
 
 
 def _issues(text: str, found: Findings) -> None:
-    for match in _ISSUE_REPO.finditer(text):
-        found.add(f"{match.group(1)}#{match.group(2)}", "issue", "issue ref")
-    text = _ISSUE_REPO.sub(lambda m: " " * len(m.group(0)), text)
-    for pattern in (_ISSUE_HASH, _ISSUE_WORD):
+    patterns = []
+    if "#" in text:
+        for match in _ISSUE_REPO.finditer(text):
+            found.add(f"{match.group(1)}#{match.group(2)}", "issue", "issue ref")
+        text = _ISSUE_REPO.sub(lambda m: " " * len(m.group(0)), text)
+        patterns.append(_ISSUE_HASH)
+    if any(word in text for word in ("PR", "ull", "ssue", "icket")):
+        patterns.append(_ISSUE_WORD)
+    for pattern in patterns:
         for match in pattern.finditer(text):
             found.add(f"#{match.group(1)}", "issue", "issue ref")
     for match in _ISSUE_KEY.finditer(text):
@@ -705,6 +827,8 @@ def _issues(text: str, found: Findings) -> None:
 
 
 def _versions(text: str, found: Findings) -> None:
+    if not _DIGIT_DOT_DIGIT.search(text):
+        return  # every version pattern needs one
     for match in _TAG.finditer(text):
         found.add(match.group(1), "version", "tag")
     for match in _NAMED_VERSION.finditer(text):
@@ -738,26 +862,24 @@ _AMBIGUOUS_TOOLS = frozenset(
     {"make", "go", "just", "kind", "perf", "ab", "az", "node", "apt", "test", "wrk", "k6",
      "python", "python3", "aws", "packer", "black", "sed", "awk", "yq", "jq", "vim", "uv"}
 )  # fmt: skip
-def _alternation(words: Iterable[str]) -> str:
-    """A regex matching any of ``words`` as a whole word outside paths and quotes."""
-    body = "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
-    return r"(?<![\w./@$\"'-])(" + body + r")(?![\w/@\"'-]|\.\w)"
-
-
-_PROSE_TOOL = re.compile(_alternation(KNOWN_TOOLS - _AMBIGUOUS_TOOLS))
-_PROSE_PACKAGE = re.compile(_alternation(KNOWN_PACKAGES))
-_PROSE_PRODUCT = re.compile(_alternation(KNOWN_PRODUCTS))
+#: A word of prose that may be a listed tool, package or product: not part
+#: of a path, an address, a variable or a quoted string.
+_PROSE_WORD = re.compile(r"(?<![\w./@$\"'-])([A-Za-z][\w.+-]*)(?![\w/@\"'])")
+_PROSE_TOOLS = KNOWN_TOOLS - _AMBIGUOUS_TOOLS
 
 
 def _word_lists(text: str, found: Findings) -> None:
-    for match in _PROSE_TOOL.finditer(text):
-        found.add_weak(match.group(1), "tool", "named tool")
-    for match in _PROSE_PACKAGE.finditer(text):
-        found.add_weak(match.group(1), "package", "named package")
-    for match in _PROSE_PRODUCT.finditer(text):
-        name = match.group(1)
-        kind = "organization" if name in KNOWN_ORGANIZATIONS else "product"
-        found.add_weak(name, kind, "named product")
+    # One pass over the words and set look-ups: an alternation of a few
+    # hundred names would be tried at every position of the text.
+    for match in _PROSE_WORD.finditer(text):
+        word = match.group(1).rstrip(".-+")
+        if word in _PROSE_TOOLS:
+            found.add_weak(word, "tool", "named tool")
+        elif word in KNOWN_PACKAGES:
+            found.add_weak(word, "package", "named package")
+        elif word in KNOWN_PRODUCTS:
+            kind = "organization" if word in KNOWN_ORGANIZATIONS else "product"
+            found.add_weak(word, kind, "named product")
 
 
 def extract_patterns(text: str) -> Findings:
