@@ -160,7 +160,7 @@ _SEGMENT_SPLIT = re.compile(r"\s*(?:&&|\|\||;|\||\$\(|`)\s*")
 _ENV_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
 _WORD = re.compile(r"^[a-z][\w.+-]*$")
 _PKG_SPEC = re.compile(
-    r"^(?P<name>@?[A-Za-z0-9][\w.-]*(?:/[\w.-]+)?)(?:\[[^\]]*\])?"
+    r"^(?P<name>@?[A-Za-z0-9][\w.-]*(?:/[\w.-]+)*)(?:\[[^\]]*\])?"
     r"(?:(?P<op>==|>=|<=|~=|!=|>|<|@|=)(?P<ver>[\w.*+-]+)(?:,[<>=!~]=?[\w.*+-]+)*)?$"
 )
 _VERSIONISH = re.compile(r"^v?\d+(?:\.\d+)+[\w.+-]*$")
@@ -301,6 +301,7 @@ def _git_branch(sub: str, args: list[str], found: Findings) -> None:
             and not name.startswith(("origin/", "HEAD"))
             and name.rsplit(".", 1)[-1] not in FILE_EXTENSIONS
             and not re.match(r"^[0-9a-f]{7,40}$", name)
+            and not _VERSIONISH.match(name)  # git push origin v2.8.0 pushes a tag
             and name not in ("origin", "upstream")
         ):
             found.add(name, "branch", f"git {sub}")
@@ -433,6 +434,8 @@ _PY_IMPORT = re.compile(
     r"^[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)",  # noqa: E501
     re.MULTILINE,
 )
+#: ``os.getenv(``, ``datetime.datetime.now(``: a standard-library module used.
+_STDLIB_CALL = re.compile(r"(?<![\w.])([a-z_][a-z0-9_]*)\.[A-Za-z_][\w.]*\(")
 _PY_FROM = re.compile(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import\b", re.MULTILINE)
 _JS_IMPORT = re.compile(
     r"(?:\bimport\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?|\brequire\(\s*|\bimport\(\s*"
@@ -527,6 +530,9 @@ def _imports(text: str, found: Findings) -> None:
                 path = match.group(1)
                 kind = "package" if "." in path.split("/", 1)[0] else "module"
                 found.add(path, kind, "import")
+    for match in _STDLIB_CALL.finditer(text) if "(" in text else ():
+        if match.group(1) in PYTHON_STDLIB:
+            found.add(match.group(1), "module", "call")
     if "packages/" in text or "node_modules/" in text:
         for match in _SITE_PACKAGES.finditer(text):
             found.add(match.group(1).lower(), "package", "installed path")
@@ -752,6 +758,8 @@ _ENV_REFS = (
     re.compile(r"\b(?:-e|--env)[ \t]+([A-Z][A-Z0-9_]*)="),
     re.compile(r"\bexport[ \t]+([A-Za-z_][A-Za-z0-9_]*)="),
 )
+_CODE_MARKS = ("=", "{", "}", "()", ");")
+_SCREAMING = re.compile(r"(?<![\w.$/-])([A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9])(?![\w/-]|\.\w)")
 #: Per pattern of _ENV_REFS, substrings one of which it needs (empty: none).
 _ENV_NEEDLES: tuple[tuple[str, ...], ...] = (
     ("$",),
@@ -800,6 +808,13 @@ def _hosts(text: str, found: Findings) -> None:
 
 
 def _env_vars(text: str, found: Findings) -> None:
+    if "_" in text:
+        # SCREAMING_SNAKE in a line of prose (no code punctuation) names a
+        # setting: "rotate the SMTP_PASSWORD", "set REQUESTS_CA_BUNDLE".
+        for line in text.splitlines():
+            if "_" in line and not any(c in line for c in _CODE_MARKS):
+                for match in _SCREAMING.finditer(line):
+                    found.add(match.group(1), "env_var", "environment")
     for pattern, needles in zip(_ENV_REFS, _ENV_NEEDLES, strict=True):
         if needles and not any(n in text for n in needles):
             continue
@@ -864,7 +879,7 @@ _AMBIGUOUS_TOOLS = frozenset(
 )  # fmt: skip
 #: A word of prose that may be a listed tool, package or product: not part
 #: of a path, an address, a variable or a quoted string.
-_PROSE_WORD = re.compile(r"(?<![\w./@$\"'-])([A-Za-z][\w.+-]*)(?![\w/@\"'])")
+_PROSE_WORD = re.compile(r"(?<![\w./@$-])([A-Za-z][\w.+-]*)(?![\w/@])")
 _PROSE_TOOLS = KNOWN_TOOLS - _AMBIGUOUS_TOOLS
 
 
@@ -872,6 +887,9 @@ def _word_lists(text: str, found: Findings) -> None:
     # One pass over the words and set look-ups: an alternation of a few
     # hundred names would be tried at every position of the text.
     for match in _PROSE_WORD.finditer(text):
+        start, end = match.span()
+        if start and text[start - 1] in "\"'" and text[end : end + 1] in ("\"", "'"):
+            continue  # a quoted key or value ("vitest": "^1.6.0") is no prose
         word = match.group(1).rstrip(".-+")
         if word in _PROSE_TOOLS:
             found.add_weak(word, "tool", "named tool")
