@@ -123,6 +123,20 @@ def test_an_llm_pass_after_the_local_one_adds_and_loses_nothing(graph: SessionsG
     assert typed(graph, "s-1") == {e.name: e.entity_type for e in after}
 
 
+def test_a_short_chunk_keeps_its_local_findings_without_an_llm_call(
+    graph: SessionsGraph,
+) -> None:
+    record(graph, "s-1", "alice", "git status", DEBUG[0])
+    graph.reconcile_session_sync("s-1", extractor="local")
+    assert typed(graph, "s-1")["git"] == "tool"
+    llm = ScriptedLLM()
+
+    summary = graph.reconcile_session_sync("s-1", llm_model_func=llm, extractor="llm")
+
+    assert llm.inputs == [DEBUG[0]] and summary.texts_considered == 2
+    assert typed(graph, "s-1")["git"] == "tool"
+
+
 def test_the_local_extractor_leaves_what_the_llm_extracted(graph: SessionsGraph) -> None:
     record(graph, "s-1", "alice", *DEBUG)
     graph.reconcile_session_sync("s-1", llm_model_func=ScriptedLLM(), extractor="llm")

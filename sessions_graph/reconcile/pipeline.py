@@ -250,10 +250,14 @@ class Run:
                 del waiting[chunk_hash]
             elif (
                 self.extractor_name == LLM_EXTRACTOR
-                and chunk_hash not in self._locally_done
                 and len(waiting[chunk_hash]) < MIN_EXTRACT_CHARS
-            ):  # no call: no claim needed
-                self.engine.save_extraction(chunk_hash, self.workspace, [], [])
+            ):  # no call, and what is saved is the same whoever saves it: no claim
+                found = Extraction()
+                if chunk_hash in self._locally_done:  # "git status": keep what it named
+                    found = self._local_extractor().extract_text(waiting[chunk_hash])
+                self.engine.save_extraction(
+                    chunk_hash, self.workspace, found.entities, found.relations
+                )
                 del waiting[chunk_hash]
         if not waiting:
             return started
@@ -266,6 +270,11 @@ class Run:
             self._held.add(chunk_hash)
             started.append(self._count(task, summary))
         return started
+
+    def _local_extractor(self) -> LocalExtractor:
+        if self._local is None:
+            self._local = LocalExtractor(quiet=True)
+        return self._local
 
     @staticmethod
     async def _count(task: asyncio.Task[Extraction], summary: ReconciliationSummary) -> None:
@@ -293,9 +302,7 @@ class Run:
             # Saving replaces the chunk's mentions: keep the local extractor's
             # (the same function of the same text gives them back) and add
             # the LLM's, a name both found once.
-            if self._local is None:
-                self._local = LocalExtractor(quiet=True)
-            local = await self._local.extract(chunk_hash, text)
+            local = await self._local_extractor().extract(chunk_hash, text)
             entities, relations = merge_extractions(local, result)
         self.engine.save_extraction(
             chunk_hash, self.workspace, entities, relations, self.extractor_name
