@@ -43,14 +43,25 @@ class LocalExtractor:
     name = NAME
 
     def __init__(self, *, use_ner: bool | None = None, quiet: bool = False) -> None:
-        # The hint for a missing extra is printed once per process.
-        self._model: Any = None if use_ner is False else ner.load_model(quiet=quiet)
-        self.uses_ner = self._model is not None
+        self._use_ner = use_ner
+        self._quiet = quiet
+        self._loaded = use_ner is False
+        self._model: Any = None
+
+    @property
+    def uses_ner(self) -> bool:
+        """Whether the named-entity model runs (loading it on first ask: about
+        two seconds, which a run with nothing to extract never pays)."""
+        if not self._loaded:
+            # The hint for a missing extra is printed once per process.
+            self._model = ner.load_model(quiet=self._quiet)
+            self._loaded = True
+        return self._model is not None
 
     def extract_many(self, texts: list[str]) -> list[Extraction]:
         """Extract several chunks; the model reads their prose in one batch."""
         found = [extract_patterns(text) for text in texts]
-        if self._model is not None:
+        if texts and self.uses_ner:
             prose = [ner.prose_worth_reading(text) for text in texts]
             wanted = [i for i, p in enumerate(prose) if p]
             named = ner.entities(self._model, [prose[i] for i in wanted])
