@@ -28,9 +28,18 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 Record = dict[str, Any]
+
+
+class ActionsAdded(NamedTuple):
+    """What ``add_actions`` did with a batch: ``added`` actions were new to the
+    session; ``foreign`` ones were skipped because another session recorded
+    their id first (a resumed or forked agent session repeats earlier entries)."""
+
+    added: int
+    foreign: int
 
 #: Session.reconciliation_status values.
 PENDING, RUNNING, RECONCILED, FAILED = "pending", "running", "reconciled", "failed"
@@ -47,6 +56,22 @@ ACTION_TYPES = frozenset(
 #: finds them to do; existing marks without an extractor are the LLM's.
 LLM_EXTRACTOR, LOCAL_EXTRACTOR = "llm", "local"
 EXTRACTORS = (LLM_EXTRACTOR, LOCAL_EXTRACTOR)
+
+
+class ImportCursor(NamedTuple):
+    """How far a session's transcript ``source`` was imported: ``offset`` bytes,
+    whose prefix had ``fingerprint`` (None: nothing read yet), so that a file
+    rewritten since is noticed and read again instead of from mid-line."""
+
+    source: str
+    offset: int
+    fingerprint: str | None
+
+
+def not_found_for_user(session_id: str, user_id: str) -> str:
+    """The refusal of a write into another user's session, worded as for a
+    session that does not exist: it must not tell ``user_id`` whose it is."""
+    return f"session {session_id!r} not found for user {user_id!r}"
 
 
 class Engine(ABC):
@@ -130,18 +155,22 @@ class Engine(ABC):
     @abstractmethod
     def add_actions(
         self, session_id: str, user_id: str, actions: Sequence[Record]
-    ) -> int:
-        """Append actions to a session in one transaction; return how many were new.
+    ) -> ActionsAdded:
+        """Append actions to a session in one transaction; say how many were new
+        and how many were skipped as another session's.
 
         Each action has ``action_id``, ``action_type``, ``text``, ``timestamp``,
         ``tool_name``, ``tool_use_id``, ``is_error``. An ``action_id`` already stored
-        in this session is skipped (delivery is at-least-once); one stored in
-        another session refuses the whole batch with ``MemoryValidationError``
-        (ids are unique across sessions). A known session must be ``user_id``'s
-        (``MemoryValidationError`` otherwise). New actions get the next ``seq``
-        numbers and are chained to the previous last action with FOLLOWED_BY.
-        An unknown session (and its user) is created, dated by the first action. A session that was
-        reconciled or failed and receives new actions goes back to pending.
+        in this session is skipped (delivery is at-least-once). An ``action_id``
+        stored in another session is skipped too and counted in ``foreign``: an
+        action belongs to the session that recorded it first (agent runtimes
+        copy earlier entries into a resumed or forked session's transcript), and
+        one such entry must not hold up the rest of the batch. A known session
+        must be ``user_id``'s (``MemoryValidationError`` otherwise). New actions
+        get the next ``seq`` numbers and are chained to the previous last action
+        with FOLLOWED_BY. An unknown session (and its user) is created, dated by
+        the first action. A session that was reconciled or failed and receives
+        new actions goes back to pending.
         """
 
     @abstractmethod
@@ -167,12 +196,16 @@ class Engine(ABC):
         """A session's actions in order (``seq`` ascending)."""
 
     @abstractmethod
-    def get_import_cursor(self, session_id: str, source: str) -> int:
-        """How far (bytes) a transcript ``source`` has been imported; 0 if never."""
+    def get_import_cursor(self, session_id: str) -> ImportCursor | None:
+        """The session's import cursor (one transcript source per session), or
+        None if none was stored (or the session is unknown)."""
 
     @abstractmethod
-    def set_import_cursor(self, session_id: str, source: str, offset: int) -> None:
-        """Remember how far a transcript has been imported."""
+    def set_import_cursor(
+        self, session_id: str, source: str, offset: int, fingerprint: str | None = None
+    ) -> None:
+        """Remember how far a transcript has been imported, and the fingerprint
+        of the prefix read, replacing the session's cursor (whatever its source)."""
 
     # -- reconciliation ------------------------------------------------------
     # A run claims sessions with an owner and a lease, and claims each chunk
@@ -317,3 +350,40 @@ class Engine(ABC):
     def forget_user(self, user_id: str) -> Record:
         """``forget_session`` for each of the user's sessions, plus the user's
         memories and the User itself. Returns the same counts plus ``users``."""
+
+    # -- recall (sessions_graph.recall) ----------------------------------------
+    # Narrow reads for the recall lanes; ranking across lanes happens in the
+    # recall layer. ``terms`` are tuples of index tokens (see
+    # ``sessions_graph.recall.text``), each matched as a phrase, any of them
+    # enough. ``filters``: ``since`` / ``until`` (ISO UTC, inclusive, on the
+    # action's timestamp, else its session's start), ``project`` (the
+    # session's project_key or cwd, or a directory above that cwd),
+    # ``exclude_session`` and ``only_session`` (session ids); None = no filter.
+
+    @abstractmethod
+    def search_turns(
+        self, user_id: str, terms: Sequence[Sequence[str]], limit: int, filters: Record
+    ) -> list[Record]:
+        """The user's turns best first, each matched through the turn index,
+        where an action is indexed with the text of its neighbouring actions
+        in the session (its own text weighing more). Records: ``action_id``,
+        ``session_id``, ``seq``, ``action_type``, ``timestamp`` (the action's,
+        else the session's start) and ``score`` (higher is better). Another
+        user's action is never returned, nor cut off the user's by the limit."""
+
+    @abstractmethod
+    def turn_windows(self, user_id: str, action_ids: Sequence[str], radius: int) -> list[Record]:
+        """For each of the user's actions in ``action_ids``, the actions of its
+        session within ``radius`` positions (itself included), as action
+        records (with ``text``) plus ``hit_id``, the action they surround.
+        Other users' ids give nothing."""
+
+    @abstractmethod
+    def recall_entities(self, user_id: str, name_keys: Sequence[str]) -> list[Record]:
+        """Entities whose casefolded name is one of ``name_keys`` and that the
+        user's own chunks mention: ``name``, ``entity_type`` and
+        ``description`` from the user's own mentions only (descriptions
+        joined, distinct), and ``units``, the user's actions and memories
+        whose chunks mention it: ``unit_kind``, ``unit_id``, ``session_id``,
+        ``timestamp`` (action's, else session start; memory's creation),
+        ``project_key``, ``cwd``. One record per name (workspaces merged)."""
