@@ -429,13 +429,16 @@ class SessionsGraph:
         *,
         concurrency: int | None = None,
         lease_seconds: float | None = None,
+        extractor: str | None = None,
     ) -> ReconciliationSummary:
         """Chunk, dedup and extract one session now (any status, unless a live
-        run holds it). Raises ``ReconciliationNotConfiguredError`` without an LLM."""
+        run holds it). ``extractor``: ``llm``, ``local`` or ``auto`` (default:
+        the ``extractor`` setting); ``llm`` without an LLM raises
+        ``ReconciliationNotConfiguredError``."""
         from sessions_graph.reconcile import pipeline
 
         check_id(session_id, "session_id")
-        options = _run_options(entity_workspace, concurrency, lease_seconds)
+        options = _run_options(entity_workspace, concurrency, lease_seconds, extractor)
         return await pipeline.reconcile_session(
             self.engine, self.settings, session_id, options, llm_model_func
         )
@@ -465,12 +468,13 @@ class SessionsGraph:
         lease_seconds: float | None = None,
         on_claimed: Callable[[list[str]], None] | None = None,
         on_result: Callable[[ReconciliationSummary], None] | None = None,
+        extractor: str | None = None,
     ) -> list[ReconciliationSummary]:
         """Sweep: claim up to ``limit`` waiting sessions, oldest first (failed
         ones too with ``retry_failed``), and reconcile them concurrently."""
         from sessions_graph.reconcile import pipeline
 
-        options = _run_options(entity_workspace, concurrency, lease_seconds)
+        options = _run_options(entity_workspace, concurrency, lease_seconds, extractor)
         return await pipeline.reconcile_pending(
             self.engine,
             self.settings,
@@ -484,7 +488,10 @@ class SessionsGraph:
 
 
 def _run_options(
-    entity_workspace: str | None, concurrency: int | None, lease_seconds: float | None
+    entity_workspace: str | None,
+    concurrency: int | None,
+    lease_seconds: float | None,
+    extractor: str | None = None,
 ) -> Any:
     """Checked options of a reconciliation run (``pipeline.RunOptions``)."""
     from sessions_graph.reconcile import pipeline
@@ -503,8 +510,15 @@ def _run_options(
         lease_seconds > 0
     ):
         raise MemoryValidationError("lease_seconds must be a number of seconds > 0")
+    if extractor is not None and extractor not in pipeline.EXTRACTOR_CHOICES:
+        raise MemoryValidationError(
+            f"extractor must be one of {', '.join(pipeline.EXTRACTOR_CHOICES)}"
+        )
     return pipeline.RunOptions(
-        entity_workspace=entity_workspace, concurrency=concurrency, lease_seconds=lease_seconds
+        entity_workspace=entity_workspace,
+        concurrency=concurrency,
+        lease_seconds=lease_seconds,
+        extractor=extractor,
     )
 
 

@@ -227,6 +227,10 @@ class Settings:
     anthropic_api_key: str = ""
     llm_concurrency: int = 4
     entity_workspace: str = "base"
+    # -- the local extractor ----------------------------------------------
+    #: "llm" (LightRAG), "local" (no LLM: patterns and an optional
+    #: named-entity model), or "auto": llm when an LLM is configured, else local.
+    extractor: str = "auto"
     state_dir: str = field(default_factory=lambda: str(default_state_dir()))
     # Context the hook hands back to the agent (hooks/inject.py), in tokens
     # (estimated at 4 characters each); 0 turns that event's injection off.
@@ -268,6 +272,12 @@ class Settings:
 KEYS = {f.name: f for f in fields(Settings)}
 
 
+def _check_choice(value: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise ConfigError(f"expected one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
 def _check_engine(value: str) -> str:
     if value and value not in ENGINES:
         raise ConfigError(f"expected one of {', '.join(ENGINES)} (or empty), got {value!r}")
@@ -292,6 +302,7 @@ _CHECKS: dict[str, Callable[[str], str]] = {
     "engine": _check_engine,
     "memgraph_url": _check_memgraph_url,
     "entity_workspace": check_workspace,
+    "extractor": lambda v: _check_choice(v, ("auto", "llm", "local")),
 }
 
 

@@ -25,6 +25,8 @@ FORBIDDEN = (
     "openai",
     "anthropic",
     "numpy",
+    "spacy",
+    "thinc",
     "tenacity",
     "sessions_graph.models",
     "sessions_graph.cli",

@@ -49,6 +49,14 @@ ACTION_TYPES = frozenset(
     {"user_message", "assistant_message", "tool_call", "tool_result", "system_message"}
 )
 
+# -- extractors ----------------------------------------------------------------
+#: The extractors that mark a chunk extracted: LightRAG with an LLM, and the
+#: local (pattern / named-entity model) one. A chunk is marked per workspace
+#: *and* extractor, so that an LLM pass over locally extracted chunks still
+#: finds them to do; existing marks without an extractor are the LLM's.
+LLM_EXTRACTOR, LOCAL_EXTRACTOR = "llm", "local"
+EXTRACTORS = (LLM_EXTRACTOR, LOCAL_EXTRACTOR)
+
 
 class ImportCursor(NamedTuple):
     """How far a session's transcript ``source`` was imported: ``offset`` bytes,
@@ -273,19 +281,30 @@ class Engine(ABC):
         entities left with no mention are deleted with their relations."""
 
     @abstractmethod
-    def unextracted_chunks(self, session_id: str, workspace: str) -> list[Record]:
-        """Chunks ({hash, text}) of the session's units not yet extracted into
-        ``workspace``, in unit order, each once."""
+    def unextracted_chunks(
+        self, session_id: str, workspace: str, extractors: Sequence[str] = (LLM_EXTRACTOR,)
+    ) -> list[Record]:
+        """Chunks of the session's units that none of ``extractors`` has
+        extracted into ``workspace``, in unit order, each once: ``hash``,
+        ``text`` and ``extracted_by`` (the extractors that did extract it
+        there, sorted: a chunk the local extractor did waits for the LLM)."""
 
     @abstractmethod
     def claim_chunks(
-        self, hashes: Sequence[str], workspace: str, owner: str, lease_seconds: float
+        self,
+        hashes: Sequence[str],
+        workspace: str,
+        owner: str,
+        lease_seconds: float,
+        extractors: Sequence[str] = (LLM_EXTRACTOR,),
     ) -> set[str]:
         """Atomically claim for ``owner``, of the chunks ``hashes``, those it may
         extract into ``workspace`` now; return their hashes.
 
-        Claimable: a stored chunk not yet extracted into ``workspace`` and not
-        held there by another owner's live claim. An expired claim is taken
+        Claimable: a stored chunk that none of ``extractors`` has extracted into
+        ``workspace`` and that is not held there by another owner's live claim
+        (one claim per chunk and workspace, whatever the extractor, so that two
+        extractors never save the same chunk at once). An expired claim is taken
         over and ``owner``'s own claim is renewed; either way it now expires
         ``lease_seconds`` from now. Unknown and extracted chunks are never
         returned. ``save_extraction`` ends the claim, and a deleted chunk's
@@ -300,15 +319,18 @@ class Engine(ABC):
         workspace: str,
         entities: Sequence[Record],
         relations: Sequence[Record],
+        extractor: str = LLM_EXTRACTOR,
     ) -> None:
         """In one transaction, record what extraction found in one chunk, mark
-        the chunk extracted for ``workspace`` and end any claim on it there
-        (``claim_chunks``). ``entities``: {name, entity_type,
+        the chunk extracted for ``workspace`` by ``extractor`` and end any
+        claim on it there (``claim_chunks``). ``entities``: {name, entity_type,
         description}; ``relations``: {source, target, description, keywords,
         weight}. An entity is one node per (workspace, name), linked to every
         chunk that mentions it; the description is kept per mention, so that
         reading an entity never shows text from another user's chunk. Saving
-        the same chunk again replaces its mentions and relations. A relation
+        the same chunk again replaces its mentions and relations in the
+        workspace, whichever extractor made them (the pipeline passes a later
+        extractor's findings merged with the earlier one's). A relation
         end not among ``entities`` becomes an entity mentioned by the chunk
         with no type or description (as LightRAG does); an entity's type is
         the first non-empty type any mention gave it; a name listed twice

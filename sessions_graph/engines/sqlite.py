@@ -35,6 +35,7 @@ from typing import Any
 from sessions_graph.clock import utcnow
 from sessions_graph.engines.base import (
     FAILED,
+    LLM_EXTRACTOR,
     PENDING,
     RECONCILED,
     RUNNING,
@@ -267,7 +268,22 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE sessions ADD COLUMN import_fingerprint TEXT;
     """,
-    # 6: recent sessions of a user in one project (the SessionStart hook).
+    # 6: extraction marks per extractor ('llm' or 'local'), so that an LLM
+    # pass finds the chunks the local extractor did; earlier marks are the LLM's.
+    """
+    CREATE TABLE chunk_extractions_by (
+        chunk_hash   TEXT NOT NULL REFERENCES chunks(hash) ON DELETE CASCADE,
+        workspace    TEXT NOT NULL,
+        extractor    TEXT NOT NULL,
+        extracted_at TEXT NOT NULL,
+        PRIMARY KEY (chunk_hash, workspace, extractor)
+    );
+    INSERT INTO chunk_extractions_by(chunk_hash, workspace, extractor, extracted_at)
+        SELECT chunk_hash, workspace, 'llm', extracted_at FROM chunk_extractions;
+    DROP TABLE chunk_extractions;
+    ALTER TABLE chunk_extractions_by RENAME TO chunk_extractions;
+    """,
+    # 7: recent sessions of a user in one project (the SessionStart hook).
     """
     CREATE INDEX sessions_by_project ON sessions(user_id, project_key, started_at DESC);
     """,
@@ -863,21 +879,35 @@ class SQLiteEngine(Engine):
                 (unit_kind, unit_id, content_hash),
             )
 
-    def unextracted_chunks(self, session_id: str, workspace: str) -> list[Record]:
+    def unextracted_chunks(
+        self, session_id: str, workspace: str, extractors: Sequence[str] = (LLM_EXTRACTOR,)
+    ) -> list[Record]:
         rows = self._read(
-            f"SELECT c.hash, c.text FROM ({_SESSION_CHUNKS}) u JOIN chunks c ON c.hash = u.hash"
+            f"SELECT c.hash, c.text, (SELECT json_group_array(extractor) FROM"
+            "   (SELECT e.extractor FROM chunk_extractions e"
+            "    WHERE e.chunk_hash = c.hash AND e.workspace = ? ORDER BY e.extractor))"
+            "   AS extracted_by"
+            f" FROM ({_SESSION_CHUNKS}) u JOIN chunks c ON c.hash = u.hash"
             " WHERE NOT EXISTS (SELECT 1 FROM chunk_extractions e"
-            "   WHERE e.chunk_hash = c.hash AND e.workspace = ?)"
+            "   WHERE e.chunk_hash = c.hash AND e.workspace = ?"
+            "     AND e.extractor IN (SELECT value FROM json_each(?)))"
             " ORDER BY u.grp, u.o1, u.o2, u.position",
-            (session_id, session_id, workspace),
+            (workspace, session_id, session_id, workspace, json.dumps(list(extractors))),
         )
         seen: dict[str, Record] = {}
         for row in rows:
-            seen.setdefault(row["hash"], dict(row))
+            record = dict(row)
+            record["extracted_by"] = json.loads(record["extracted_by"])
+            seen.setdefault(row["hash"], record)
         return list(seen.values())
 
     def claim_chunks(
-        self, hashes: Sequence[str], workspace: str, owner: str, lease_seconds: float
+        self,
+        hashes: Sequence[str],
+        workspace: str,
+        owner: str,
+        lease_seconds: float,
+        extractors: Sequence[str] = (LLM_EXTRACTOR,),
     ) -> set[str]:
         check_workspace(workspace)
         if not hashes:
@@ -891,12 +921,21 @@ class SQLiteEngine(Engine):
                 " SELECT c.hash, ?, ?, ? FROM chunks c"
                 " WHERE c.hash IN (SELECT value FROM json_each(?))"
                 "   AND NOT EXISTS (SELECT 1 FROM chunk_extractions e"
-                "     WHERE e.chunk_hash = c.hash AND e.workspace = ?)"
+                "     WHERE e.chunk_hash = c.hash AND e.workspace = ?"
+                "       AND e.extractor IN (SELECT value FROM json_each(?)))"
                 " ON CONFLICT(chunk_hash, workspace) DO UPDATE"
                 " SET owner = excluded.owner, expires_at = excluded.expires_at"
                 " WHERE chunk_claims.owner = excluded.owner OR chunk_claims.expires_at < ?"
                 " RETURNING chunk_hash",
-                (workspace, owner, now + lease_seconds, json.dumps(list(hashes)), workspace, now),
+                (
+                    workspace,
+                    owner,
+                    now + lease_seconds,
+                    json.dumps(list(hashes)),
+                    workspace,
+                    json.dumps(list(extractors)),
+                    now,
+                ),
             ).fetchall()
         return {row[0] for row in rows}
 
@@ -906,6 +945,7 @@ class SQLiteEngine(Engine):
         workspace: str,
         entities: Sequence[Record],
         relations: Sequence[Record],
+        extractor: str = LLM_EXTRACTOR,
     ) -> None:
         with self._write() as conn:
             if not conn.execute("SELECT 1 FROM chunks WHERE hash = ?", (chunk_hash,)).fetchone():
@@ -964,9 +1004,10 @@ class SQLiteEngine(Engine):
                 (chunk_hash, workspace, json.dumps(list(ids.values()))),
             )
             conn.execute(
-                "INSERT INTO chunk_extractions(chunk_hash, workspace, extracted_at)"
-                " VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET extracted_at = excluded.extracted_at",
-                (chunk_hash, workspace, utcnow()),
+                "INSERT INTO chunk_extractions(chunk_hash, workspace, extractor, extracted_at)"
+                " VALUES (?, ?, ?, ?)"
+                " ON CONFLICT DO UPDATE SET extracted_at = excluded.extracted_at",
+                (chunk_hash, workspace, extractor, utcnow()),
             )
             conn.execute(
                 "DELETE FROM chunk_claims WHERE chunk_hash = ? AND workspace = ?",
