@@ -446,8 +446,9 @@ _PY_IMPORT = re.compile(
 _STDLIB_CALL = re.compile(r"(?<![\w.])([a-z_][a-z0-9_]*)\.[A-Za-z_][\w.]*\(")
 _PY_FROM = re.compile(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import\b", re.MULTILINE)
 _JS_IMPORT = re.compile(
-    r"(?:\bimport\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?|\brequire\(\s*|\bimport\(\s*"
-    r"|^\s*export\s+[\w*{}\s,]+\s+from\s+)['\"]([^'\"\s]+)['\"]",
+    # Bounded repeats: "import import import ..." must not make it quadratic.
+    r"(?:\bimport\s+(?:type\s+)?(?:[\w*{}\s,$]{1,300}?\s+from\s+)?|\brequire\(\s*|\bimport\(\s*"
+    r"|^\s*export\s+[\w*{}\s,]{1,300}?\s+from\s+)['\"]([^'\"\s]+)['\"]",
     re.MULTILINE,
 )
 _RUST_USE = re.compile(r"^[ \t]*(?:pub\s+)?use\s+(\w+)::|\bextern\s+crate\s+(\w+)", re.MULTILINE)
