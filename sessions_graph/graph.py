@@ -6,12 +6,10 @@ limits, query syntax, timestamps); engines only store and fetch.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sessions_graph import query as query_lang
 from sessions_graph.clock import parse_timestamp, utcnow
 from sessions_graph.engines.base import ACTION_TYPES, ActionsAdded, Engine, ImportCursor
 from sessions_graph.errors import ConfigError, MemoryValidationError
@@ -51,7 +49,9 @@ def open_engine(
     after a short try (the hook then spools the event) instead of after the
     full retry budget a batch job can afford. ``wait_budget`` (seconds), also
     for hooks: an embedded file locked by other processes is waited for that
-    long in all, not for the busy timeout of each write.
+    long in all, not for the busy timeout of each write. And a hook's embedded
+    file keeps its WAL for the next hook process instead of having each one
+    checkpoint and delete it.
     """
     if settings.engine_name == "memgraph":
         from sessions_graph.engines.memgraph import MemgraphEngine
@@ -71,7 +71,7 @@ def open_engine(
         )
     from sessions_graph.engines.sqlite import SQLiteEngine
 
-    return SQLiteEngine(settings.db, wait_budget=wait_budget)
+    return SQLiteEngine(settings.db, wait_budget=wait_budget, checkpoint_on_close=not fail_fast)
 
 
 class SessionsGraph:
@@ -121,6 +121,8 @@ class SessionsGraph:
         check_id(user_id, "user_id")
         check_content(content)
         check_optional_id(session_id, "session_id")
+        import uuid  # off the hook path, which never saves a memory
+
         now = utcnow()
         row = {
             "memory_id": str(uuid.uuid4()),
@@ -157,6 +159,8 @@ class SessionsGraph:
         ``query`` uses Tantivy's syntax (words, "phrases", AND / OR / NOT,
         parentheses, ``prefix*``); anything else raises ``InvalidQueryError``.
         """
+        from sessions_graph import query as query_lang  # hooks that only capture never search
+
         check_id(user_id, "user_id")
         parsed = query_lang.parse(query)
         rows = self.engine.search_memories(user_id, parsed, check_limit(limit))
@@ -292,7 +296,45 @@ class SessionsGraph:
             raise MemoryValidationError("an import fingerprint is a string of <= 64 characters")
         self.engine.set_import_cursor(session_id, _check_source(source), offset, fingerprint)
 
-    # -- reading what reconciliation found ---------------------------------
+    # -- where the user left off ------------------------------------------------
+    def recent_sessions(
+        self,
+        user_id: str,
+        *,
+        project_key: str | None = None,
+        limit: int = 5,
+        before: str | None = None,
+        preview_chars: int = 500,
+    ) -> list[dict[str, Any]]:
+        """The user's sessions, newest first, each with its first request and
+        last answer cut to ``preview_chars`` characters (see
+        ``Engine.recent_sessions`` for the fields). ``project_key`` keeps one
+        project's; ``before`` (an ISO 8601 time) pages back in time. Plain
+        dicts, not models: the SessionStart hook reads this on every new
+        session and must not load pydantic."""
+        check_id(user_id, "user_id")
+        if project_key is not None and (
+            not isinstance(project_key, str) or not project_key or len(project_key) > 4096
+        ):
+            raise MemoryValidationError("project_key must be a string of 1-4096 characters")
+        moment = None
+        if before is not None:
+            moment = parse_timestamp(before) if isinstance(before, str) else None
+            if moment is None:
+                raise MemoryValidationError(f"before must be an ISO 8601 time, got {before!r}")
+        if (
+            isinstance(preview_chars, bool)
+            or not isinstance(preview_chars, int)
+            or not 1 <= preview_chars <= MAX_ACTION_CHARS
+        ):
+            raise MemoryValidationError(
+                f"preview_chars must be an integer from 1 to {MAX_ACTION_CHARS}"
+            )
+        return self.engine.recent_sessions(
+            user_id, _valid_utf8(project_key), check_limit(limit), moment, preview_chars
+        )
+
+
     def session_entities(self, session_id: str) -> list[EntityMention]:
         """Entities mentioned in a session, as this session mentions them: the
         type is the first its chunks gave, the description joins its chunks'

@@ -64,6 +64,8 @@ HOSTILE: dict[str, list[str]] = {
     "llm_concurrency": ["16"],
     "auto_reconcile": ["true", "false"],
     "extractor": ["local", "llm", "auto"],
+    "inject_session_start_tokens": ["0", "4000"],
+    "inject_prompt_tokens": ["600"],
 }
 _TEXT = [
     "a\nb",

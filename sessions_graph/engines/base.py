@@ -207,6 +207,31 @@ class Engine(ABC):
         """Remember how far a transcript has been imported, and the fingerprint
         of the prefix read, replacing the session's cursor (whatever its source)."""
 
+    # -- recent sessions (where the user left off) ---------------------------
+    # Read by the SessionStart hook on every new session and by the MCP
+    # ``list_sessions`` tool: one narrow read, so that neither fetches whole
+    # sessions to show two lines of each.
+
+    @abstractmethod
+    def recent_sessions(
+        self,
+        user_id: str,
+        project_key: str | None,
+        limit: int,
+        before: str | None,
+        preview_chars: int,
+    ) -> list[Record]:
+        """The user's sessions, newest first (``started_at``, then
+        ``session_id``, descending), only those of ``project_key`` when given
+        and only those started before ``before`` when given (paging). Each
+        record has ``session_id``, ``user_id``, ``started_at``, ``ended_at``,
+        ``cwd``, ``project_key``, ``action_count``, and the session's first
+        ``user_message`` and last ``assistant_message`` (by ``seq``):
+        ``first_user_message`` / ``last_assistant_message`` (their text cut to
+        ``preview_chars`` characters, None if there is none) with
+        ``first_user_message_at`` / ``last_assistant_message_at`` (their
+        timestamps). Another user's session is never returned."""
+
     # -- reconciliation ------------------------------------------------------
     # A run claims sessions with an owner and a lease, and claims each chunk
     # the same way before sending it to the LLM, so that runs in different

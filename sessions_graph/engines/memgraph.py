@@ -693,6 +693,26 @@ class MemgraphEngine(Engine):
             row["is_error"] = bool(row["is_error"])
         return rows
 
+    def recent_sessions(
+        self,
+        user_id: str,
+        project_key: str | None,
+        limit: int,
+        before: str | None,
+        preview_chars: int,
+    ) -> list[Record]:
+        rows = self._read(
+            "session/recent",
+            user_id=user_id,
+            project_key=project_key,
+            limit=limit,
+            before=before,
+            preview_chars=preview_chars,
+        )
+        for row in rows:
+            row["action_count"] = row.get("action_count") or 0
+        return rows
+
     def get_import_cursor(self, session_id: str) -> ImportCursor | None:
         rows = self._read("session/get_cursor", session_id=session_id)
         if not rows:
