@@ -307,15 +307,19 @@ def test_a_transcript_that_vanishes_fails_its_file_only(home: Path, graph: Sessi
 def test_a_file_the_store_refuses_fails_alone(home: Path, graph: SessionsGraph) -> None:
     t, _ = claude_session(home)
     codex_session(home)
-    # The same entries under another session id: their action ids are taken.
+    # The same entries under another session id (a resumed session's copy):
+    # they stay with the session that recorded them first, and are skipped.
     copy = t.path.with_name("0c1d2e3f-4a5b-4c6d-8e9f-a0b1c2d3e4f5.jsonl")
     copy.write_bytes(t.path.read_bytes())
     long_cwd = ClaudeTranscript(t.path.with_name("s-long.jsonl"), "s-long", cwd="/x" * 3000)
     long_cwd.user("hello")
     summary = history.import_history(graph, history.find_transcripts([home]), "alice")
-    assert (summary.files, summary.sessions, summary.failed) == (4, 2, 2)
+    assert (summary.files, summary.sessions, summary.failed) == (4, 3, 1)
     assert summary.added == 12 + 5
     assert graph.get_actions("s-long") == []
+    # Whichever file was read first holds them; the other session none.
+    held = [len(graph.get_actions(sid)) for sid in (t.session_id, copy.stem)]
+    assert sorted(held) == [0, 12]
     assert project_key("/x" * 3000) == "x"  # too long for the OS to look up: no crash
 
 
