@@ -50,7 +50,7 @@ from sessions_graph.validation import check_workspace
 
 #: A recall term found in more turn documents than this is a common term
 #: (``SQLiteEngine._turn_match``), left out of the search when others remain.
-COMMON_TURN_DOCS = 2000
+COMMON_TURN_DOCS = 1000
 #: When even the least common terms select more documents than that, only
 #: the newest this many of them are ranked: a question of only very common
 #: words trades older matches for a bounded time.
