@@ -102,3 +102,15 @@ def test_real_claude_code_history_imports_as_the_hooks_recorded_it(
                 e["timestamp"] for e in _entries(claude_code.home, sid) if "timestamp" in e
             )
             assert b.started_at == parse_timestamp(first)
+
+    # And recall finds the decision in the imported history.
+    asked = subprocess.run(
+        [sys.executable, "-m", "sessions_graph", "recall", "what cache database did we pick"],
+        env={**claude_code.env, "SESSIONS_GRAPH_DB": str(imported_db)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert asked.returncode == 0, asked.stderr
+    assert "We picked Redis for the cache" in asked.stdout
+    assert any(f"session {sid}" in asked.stdout for sid in sessions)
