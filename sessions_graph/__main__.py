@@ -21,7 +21,8 @@ def main() -> None:
         # teardown saves the hook a few milliseconds, and leaves the embedded
         # store's WAL for the next hook process (see SQLiteEngine.close).
         for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(OSError, ValueError):  # closed by the runtime
+            # None when the runtime started us with that descriptor closed.
+            with contextlib.suppress(OSError, ValueError, AttributeError):
                 stream.flush()
         os._exit(code)
     if sys.argv[1:2] == ["recall"]:
