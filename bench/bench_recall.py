@@ -23,7 +23,7 @@ bare FTS5 table of the same action texts asked the same words in the same
 run; and the cost the turn index adds to ``record_actions`` (batches of 50,
 as a hook's Stop event imports them).
 
-    python bench/bench_recall.py --locomo PATH [--speed] [--sizes 10000 100000]
+    python bench/bench_recall.py --locomo PATH [--samples ID...] [--speed] [--sizes 10000 100000]
 """
 
 from __future__ import annotations
@@ -148,8 +148,12 @@ def bare_query(question: str) -> str:
     return " OR ".join(f'"{w}"' for w in words)
 
 
-def quality(path: Path) -> None:
+def quality(path: Path, only: list[str] | None = None) -> None:
     samples = json.loads(path.read_text(encoding="utf-8"))
+    if only:
+        samples = [s for s in samples if s["sample_id"] in only]
+        if not samples:
+            raise SystemExit(f"none of {', '.join(only)} in {path}")
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "locomo.db"
         graph = SessionsGraph(engine=SQLiteEngine(db), settings=Settings(db=str(db)))
@@ -398,11 +402,14 @@ def main() -> None:
     parser.add_argument("--speed", action="store_true", help="run the speed benchmark")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument(
+        "--samples", nargs="+", help="only these conversations (sample_id), e.g. a held-out part"
+    )
     args = parser.parse_args()
     if not args.locomo and not args.speed:
         parser.error("give --locomo PATH and/or --speed")
     if args.locomo:
-        quality(args.locomo)
+        quality(args.locomo, args.samples)
     if args.speed:
         write_cost()
         speed(args.sizes, args.repeat)

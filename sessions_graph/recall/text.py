@@ -61,6 +61,16 @@ STOP_WORDS = frozenset(
     yourself yourselves s t d ll m re ve don didn doesn isn wasn weren won
     """.split()
 )
+#: Words that frame a question rather than name what it is about ("what
+#: would she *likely* ...", "what did he *say* about ..."): the turn that
+#: answers rarely repeats them. Left out of questions only, never of the
+#: index or of other word lists.
+QUESTION_WORDS = frozenset(
+    """
+    likely kind type think say said says mention mentioned tell told talk talked
+    describe considered consider ever
+    """.split()
+)
 
 
 def index_text(text: str) -> str:
@@ -94,7 +104,13 @@ def turn_documents(rows: Sequence[Mapping[str, Any]], first_seq: int) -> list[di
         if row["seq"] < first_seq - TURN_RADIUS:
             continue
         around = range(max(0, i - TURN_RADIUS), min(len(rows), i + TURN_RADIUS + 1))
-        context = " ".join(prepared[j][:TURN_NEIGHBOUR_CHARS] for j in around if j != i)
+        parts = [prepared[j][:TURN_NEIGHBOUR_CHARS] for j in around if j != i]
+        if i > 0:
+            # The turn just before counts twice: a reply ("this has been
+            # great for my mental health") is about what it answers, more
+            # than about what comes after it.
+            parts.append(prepared[i - 1][:TURN_NEIGHBOUR_CHARS])
+        context = " ".join(parts)
         documents.append({"action_id": row["action_id"], "body": prepared[i], "context": context})
     return documents
 
@@ -130,11 +146,13 @@ def _plain(word: str) -> Iterator[tuple[str, ...]]:
 
 
 def query_terms(text: str) -> list[tuple[str, ...]]:
-    """The distinct search terms of a question, in order, stop words left out
-    (unless nothing else is left). Each term is a tuple of index tokens, to be
-    matched as a phrase."""
+    """The distinct search terms of a question, in order, stop words and
+    question words left out (unless nothing else is left). Each term is a
+    tuple of index tokens, to be matched as a phrase."""
     terms = list(dict.fromkeys(_raw_terms(text)))
-    content = [t for t in terms if len(t) > 1 or t[0] not in STOP_WORDS]
+    content = [
+        t for t in terms if len(t) > 1 or (t[0] not in STOP_WORDS and t[0] not in QUESTION_WORDS)
+    ]
     return content or terms
 
 
