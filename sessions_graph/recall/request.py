@@ -4,7 +4,7 @@ the façade, the CLI, hooks and the MCP server refuse the same things."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from sessions_graph.errors import InvalidQueryError, MemoryValidationError
 from sessions_graph.recall.dates import named_windows, to_utc
@@ -22,8 +22,10 @@ SCOPES = ("turns", "memories", "entities", "session")
 ALL = ("turns", "memories", "entities")
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(NamedTuple):
+    """A checked recall call (a NamedTuple: ``dataclasses`` costs an import
+    the hook process would pay)."""
+
     user_id: str
     query: str
     limit: int
@@ -38,7 +40,6 @@ class Request:
     #: terms of the question without those date words.
     windows: tuple[tuple[str, str], ...] = ()
     undated_terms: tuple[tuple[str, ...], ...] = ()
-    extra: dict[str, object] = field(default_factory=dict)
 
     def turn_filters(self, *, since: str | None = None, until: str | None = None) -> dict:
         """What the engines' turn search filters on, for this request."""
