@@ -14,7 +14,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from sessions_graph.reconcile.redact import redact
+from sessions_graph.redact import redact
 
 #: Longest text taken from one unit (an Action or a Memory), in characters,
 #: after redaction. Tool output beyond this is mostly logs; cost stays bounded.
