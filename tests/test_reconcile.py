@@ -52,6 +52,27 @@ def test_reconcile_session_extracts_and_links(graph: SessionsGraph) -> None:
     assert graph.entity_sessions("Memgraph", user_id="bob") == []
 
 
+def test_units_are_prepared_off_the_event_loop(
+    graph: SessionsGraph, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Redaction and chunking run in a worker thread, so a long unit cannot
+    stall lease renewals or the other sessions of a sweep."""
+    import threading
+
+    threads: list[threading.Thread] = []
+    real = pipeline.prepare_unit
+
+    def recording(*args: object, **kwargs: object) -> object:
+        threads.append(threading.current_thread())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pipeline, "prepare_unit", recording)
+    record(graph, "s-1", "alice", "Alice deployed Memgraph on Kubernetes.")
+    summary = graph.reconcile_session_sync("s-1", llm_model_func=ScriptedLLM())
+    assert summary.status == "reconciled"
+    assert threads and all(t is not threading.main_thread() for t in threads)
+
+
 def test_reconciled_content_is_never_sent_again(graph: SessionsGraph) -> None:
     record(graph, "s-1", "alice", "Alice deployed Memgraph on Kubernetes.")
     llm = ScriptedLLM()

@@ -40,6 +40,7 @@ from sessions_graph.reconcile.chunking import (
     DEFAULT_CHUNK_OVERLAP,
     DEFAULT_CHUNK_TOKENS,
     OfflineTokenizer,
+    PreparedUnit,
     prepare_unit,
 )
 from sessions_graph.reconcile.extraction import ChunkExtractor, Extraction, LLMFunc
@@ -145,10 +146,10 @@ class Run:
     async def _work(self, session_id: str, summary: ReconciliationSummary, todo: set[str]) -> None:
         hashes: set[str] = set()
         units = self.engine.reconcilable_units(session_id)
-        for unit in units:
-            prepared = prepare_unit(
-                unit["text"], self.tokenizer, self.options.chunk_tokens, self.options.chunk_overlap
-            )
+        # Redaction and chunking are CPU work: in a thread, so that the event
+        # loop keeps renewing leases and driving the other sessions' LLM calls.
+        all_prepared = await asyncio.to_thread(self._prepare, [u["text"] for u in units])
+        for unit, prepared in zip(units, all_prepared, strict=True):
             hashes.update(c.hash for c in prepared.chunks)
             if prepared.content_hash != unit.get("content_hash"):
                 self.engine.set_unit_chunks(
@@ -177,6 +178,10 @@ class Run:
         for outcome in outcomes:
             if isinstance(outcome, BaseException):
                 raise outcome
+
+    def _prepare(self, texts: list[str]) -> list[PreparedUnit]:
+        size, overlap = self.options.chunk_tokens, self.options.chunk_overlap
+        return [prepare_unit(text, self.tokenizer, size, overlap) for text in texts]
 
     def _start(
         self, waiting: dict[str, str], summary: ReconciliationSummary
