@@ -16,6 +16,7 @@ from sessions_graph import query as query_lang
 from sessions_graph.clock import utcnow
 from sessions_graph.engines.base import ACTION_TYPES, Engine
 from sessions_graph.errors import ConfigError, MemoryValidationError
+from sessions_graph.redact import redact_counted
 from sessions_graph.settings import Settings, load_settings
 from sessions_graph.validation import (
     check_content,
@@ -35,6 +36,9 @@ if TYPE_CHECKING:
 
 #: Largest text stored on one Action, in characters; longer text is cut.
 MAX_ACTION_CHARS = 200_000
+#: How far past that cut redaction reads, so that the cut cannot leave the
+#: head of a secret whose tail no rule then sees.
+_REDACTION_MARGIN = 4096
 
 def _models() -> Any:
     # pydantic costs ~80 ms to import; hooks only write, so they never pay it.
@@ -200,8 +204,10 @@ class SessionsGraph:
 
         Each action is a mapping with ``action_id`` and ``action_type`` (one of
         ``ACTION_TYPES``) and optionally ``text``, ``timestamp``, ``tool_name``,
-        ``tool_use_id``, ``is_error``. An ``action_id`` already stored in this
-        session is skipped; ids are unique across sessions (an id recorded in
+        ``tool_use_id``, ``is_error``. The text is stored redacted (secrets
+        become ``[REDACTED:kind]``) and cut to ``MAX_ACTION_CHARS``; the
+        action's ``redactions`` counts the secrets that went. An ``action_id``
+        already stored in this session is skipped; ids are unique across sessions (an id recorded in
         another session raises ``MemoryValidationError``). ``user_id``, when
         given, must own the session; without it, a known session's owner is
         used, and an unknown session is created for the configured user.
@@ -414,6 +420,9 @@ def _action_row(action: Mapping[str, Any]) -> dict[str, Any]:
     text = action.get("text") or ""
     if not isinstance(text, str):
         raise MemoryValidationError("action text must be a string")
+    # Secrets never reach the store: the text is redacted as it is recorded
+    # (agents' tool output is full of them), and the action keeps the count.
+    text, redactions = redact_counted(text[: MAX_ACTION_CHARS + _REDACTION_MARGIN])
     for key in ("timestamp", "tool_name", "tool_use_id"):
         value = action.get(key)
         if value is not None and (not isinstance(value, str) or len(value) > 512):
@@ -424,6 +433,7 @@ def _action_row(action: Mapping[str, Any]) -> dict[str, Any]:
         # Agents' output is recorded, not judged: a lone surrogate (valid in
         # JSON, not in UTF-8) becomes U+FFFD instead of failing the batch.
         "text": _valid_utf8(text[:MAX_ACTION_CHARS]),
+        "redactions": redactions,
         "timestamp": _canonical_time(action.get("timestamp")),
         "tool_name": _valid_utf8(action.get("tool_name")),
         "tool_use_id": _valid_utf8(action.get("tool_use_id")),

@@ -186,3 +186,23 @@ def test_lone_surrogates_anywhere_in_a_session_are_replaced_not_fatal(
     graph.set_import_cursor("s-1", "/t/\ud800.jsonl", 7)
     assert graph.import_cursor("s-1", "/t/\ud800.jsonl") == 7
     assert graph.entity_sessions("Orion\ud800", user_id="alice") == []
+
+
+def test_action_text_is_stored_redacted_with_its_count(graph: SessionsGraph) -> None:
+    """Secrets never reach the store: an Action's text is redacted when it is
+    recorded, and the action says how many secrets went."""
+    graph.record_session_start("s-1", user_id="alice")
+    graph.record_actions(
+        "s-1",
+        [
+            _action(1, "tool_result", text="DB_PASSWORD=hunter2xyz\nAKIAIOSFODNN7EXAMPLE ok"),
+            _action(2, text="nothing secret here"),
+            _action(3, "tool_call", text='{"content": "stringData:\\n  password: lettersonly\\n"}'),
+        ],
+    )
+    first, second, third = graph.get_actions("s-1")
+    assert "hunter2xyz" not in first.text and "AKIAIOSFODNN7EXAMPLE" not in first.text
+    assert first.text == "DB_PASSWORD=[REDACTED:password]\n[REDACTED:aws_access_key] ok"
+    assert first.redactions == 2
+    assert (second.text, second.redactions) == ("nothing secret here", 0)
+    assert "lettersonly" not in third.text and third.redactions == 1

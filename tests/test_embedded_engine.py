@@ -91,3 +91,23 @@ def test_a_file_that_is_not_a_database_is_a_store_error(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="not a database"):
         SessionsGraph(db=str(db))
     assert db.read_bytes().startswith(b"these are my notes")  # left as it was
+
+
+def test_new_store_files_are_private(tmp_path: Path) -> None:
+    """Directories the store creates are 0700 and its files 0600 (the
+    database, -wal and -shm), whatever the umask: they hold every session."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        path = tmp_path / "new" / "dir" / "s.db"
+        graph = SessionsGraph(engine=sqlite_engine.SQLiteEngine(path))
+        graph.record_session_start("s-1", user_id="alice")
+        files = [path, path.with_name("s.db-wal"), path.with_name("s.db-shm")]
+        modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in files}
+        assert modes == {"s.db": 0o600, "s.db-wal": 0o600, "s.db-shm": 0o600}
+        assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+        graph.close()
+    finally:
+        os.umask(old)

@@ -124,14 +124,16 @@ class Engine(ABC):
     ) -> int:
         """Append actions to a session in one transaction; return how many were new.
 
-        Each action has ``action_id``, ``action_type``, ``text``, ``timestamp``,
-        ``tool_name``, ``tool_use_id``, ``is_error``. An ``action_id`` already stored
-        in this session is skipped (delivery is at-least-once); one stored in
-        another session refuses the whole batch with ``MemoryValidationError``
-        (ids are unique across sessions). A known session must be ``user_id``'s
-        (``MemoryValidationError`` otherwise). New actions get the next ``seq``
-        numbers and are chained to the previous last action with FOLLOWED_BY.
-        An unknown session (and its user) is created, dated by the first action. A session that was
+        Each action has ``action_id``, ``action_type``, ``text`` (already
+        redacted by the façade), ``timestamp``, ``tool_name``, ``tool_use_id``,
+        ``is_error`` and ``redactions`` (how many secrets the text lost). An
+        ``action_id`` already stored in this session is skipped (delivery is
+        at-least-once); one stored in another session refuses the whole batch
+        with ``MemoryValidationError`` (ids are unique across sessions). A known
+        session must be ``user_id``'s (``MemoryValidationError`` otherwise). New
+        actions get the next ``seq`` numbers and are chained to the previous
+        last action with FOLLOWED_BY. An unknown session (and its user) is
+        created, dated by the first action. A session that was
         reconciled or failed and receives new actions goes back to pending.
         """
 
@@ -155,7 +157,8 @@ class Engine(ABC):
 
     @abstractmethod
     def get_actions(self, session_id: str) -> list[Record]:
-        """A session's actions in order (``seq`` ascending)."""
+        """A session's actions in order (``seq`` ascending), ``redactions``
+        0 for an action stored without the count."""
 
     @abstractmethod
     def get_import_cursor(self, session_id: str, source: str) -> int:

@@ -492,6 +492,7 @@ class MemgraphEngine(Engine):
         rows = self._read("action/list", session_id=session_id)
         for row in rows:
             row["is_error"] = bool(row["is_error"])
+            row["redactions"] = row["redactions"] or 0  # actions recorded before the count
         return rows
 
     def get_import_cursor(self, session_id: str, source: str) -> int:
@@ -799,6 +800,7 @@ def _number_actions(
                 "tool_name": action.get("tool_name"),
                 "tool_use_id": action.get("tool_use_id"),
                 "is_error": bool(action.get("is_error", False)),
+                "redactions": int(action.get("redactions") or 0),
             }
         )
         if previous is not None:

@@ -24,11 +24,12 @@ columns, PRODUCED_MEMORY is ``memories.session_id``, HAS_ACTION is
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -200,6 +201,11 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (chunk_hash, workspace)
     );
     """,
+    # 4: how many secrets redaction took out of each action's text when it
+    # was recorded (actions recorded before this version: 0, text as it was).
+    """
+    ALTER TABLE actions ADD COLUMN redactions INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -210,7 +216,8 @@ _SESSION_COLUMNS = (
     " reconciled_at, reconciliation_error, last_summary, content_version, action_count"
 )
 _ACTION_COLUMNS = (
-    "action_id, session_id, seq, action_type, text, timestamp, tool_name, tool_use_id, is_error"
+    "action_id, session_id, seq, action_type, text, timestamp, tool_name, tool_use_id, is_error,"
+    " redactions"
 )
 # A write that changes a session's content: bump its version and send a
 # finished reconciliation back to the queue (a running one is sent back by
@@ -245,7 +252,7 @@ class SQLiteEngine(Engine):
         self.path = Path(path).expanduser()
         self._lock = threading.RLock()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _create_private(self.path)
             self._conn = sqlite3.connect(
                 self.path,
                 timeout=BUSY_TIMEOUT_MS / 1000,
@@ -500,7 +507,7 @@ class SQLiteEngine(Engine):
             added = 0
             for action in actions:
                 cursor = conn.execute(
-                    f"INSERT INTO actions({_ACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    f"INSERT INTO actions({_ACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                     " ON CONFLICT(action_id) DO NOTHING",
                     (
                         action["action_id"],
@@ -512,6 +519,7 @@ class SQLiteEngine(Engine):
                         action.get("tool_name"),
                         action.get("tool_use_id"),
                         int(bool(action.get("is_error"))),
+                        int(action.get("redactions") or 0),
                     ),
                 )
                 added += cursor.rowcount
@@ -898,6 +906,16 @@ _SESSION_CHUNKS = """
     WHERE m.session_id = ?
 """
 
+
+
+def _create_private(path: Path) -> None:
+    """Create the database's directory (0700) and the file itself (0600) if
+    they do not exist: they hold every session, and SQLite gives the -wal and
+    -shm files it creates the database file's mode. Existing ones keep theirs
+    (a file shared on purpose stays shared)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
 def _statements(script: str) -> list[str]:

@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sessions_graph.hooks.log import open_private, private_dirs
+
 if TYPE_CHECKING:
     from sessions_graph.settings import Settings
 
@@ -47,8 +49,11 @@ def spawn_reconcile(settings: Settings, session_id: str) -> subprocess.Popen[byt
         if value not in ("", None):
             env[f"SESSIONS_GRAPH_{key.upper()}"] = str(value)
     log_path = reconcile_log_path(settings)
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(log_path, "ab") as log, open(os.devnull, "rb") as devnull:
+    private_dirs(log_path.parent)
+    with (
+        os.fdopen(open_private(log_path, os.O_WRONLY | os.O_APPEND), "ab") as log,
+        open(os.devnull, "rb") as devnull,
+    ):
         # The child holds its own copies of the descriptors; ours close here.
         return subprocess.Popen(
             [sys.executable, "-m", "sessions_graph", "reconcile", "--session", session_id],

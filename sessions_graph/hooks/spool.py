@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sessions_graph.hooks.handle import PayloadError, handle_payload, is_store_fault
-from sessions_graph.hooks.log import log_line
+from sessions_graph.hooks.log import log_line, open_private, private_dirs
 
 if TYPE_CHECKING:
     from sessions_graph.graph import SessionsGraph
@@ -57,13 +57,13 @@ def spool_payload(
     global _counter
     _counter += 1
     directory = settings.spool_dir / "rejected" if rejected else settings.spool_dir
-    directory.mkdir(parents=True, exist_ok=True)
+    private_dirs(settings.spool_dir.parent, settings.spool_dir, directory)
     # With a transcript, the bulky fields are also in it; without one, keep all.
     bulky = _BULKY_FIELDS if payload.get("transcript_path") else ()
     kept = {k: v for k, v in payload.items() if k not in bulky}
     name = f"{time.time_ns():020d}-{os.getpid():08d}-{_counter:04d}.json"
     tmp = directory / f".{name}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
+    with os.fdopen(open_private(tmp, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as fh:
         # ASCII escapes: a lone surrogate in the payload cannot be written as UTF-8.
         json.dump({"user_id": user_id, "payload": kept}, fh)
         fh.flush()
@@ -135,7 +135,7 @@ def _read_record(path: Path) -> tuple[Any, str | None]:
 
 def _reject(settings: Settings, claimed: Path, name: str, exc: Exception) -> None:
     rejected = settings.spool_dir / "rejected"
-    rejected.mkdir(exist_ok=True)
+    private_dirs(rejected)
     os.replace(claimed, rejected / name)
     log_line(settings.log_path, "ERROR", f"rejected spooled {name}: {exc}")
 
