@@ -161,9 +161,12 @@ def test_failure_is_recorded_and_keeps_the_last_summary(graph: SessionsGraph) ->
         "s-1", [{"action_id": "bad", "action_type": "tool_result", "text": "Poison pill text."}]
     )
 
-    failed = graph.reconcile_session_sync("s-1", llm_model_func=ScriptedLLM(fail_on="Poison"))
+    refusing = ScriptedLLM(fail_on="Poison")
+    failed = graph.reconcile_session_sync("s-1", llm_model_func=refusing)
 
     assert failed.status == "failed" and "refuses" in (failed.error or "")
+    # What was sent counts, even when it failed.
+    assert failed.llm_calls == refusing.calls == 1 and failed.chars_sent > 0
     session = graph.get_session("s-1")
     assert session is not None and session.reconciliation_status == "failed"
     assert "refuses" in (session.reconciliation_error or "")

@@ -43,7 +43,12 @@ from sessions_graph.reconcile.chunking import (
     PreparedUnit,
     prepare_unit,
 )
-from sessions_graph.reconcile.extraction import ChunkExtractor, Extraction, LLMFunc
+from sessions_graph.reconcile.extraction import (
+    ChunkExtractor,
+    Extraction,
+    ExtractionError,
+    LLMFunc,
+)
 from sessions_graph.reconcile.summary import ReconciliationSummary
 from sessions_graph.settings import Settings
 from sessions_graph.validation import check_workspace
@@ -214,8 +219,14 @@ class Run:
 
     @staticmethod
     async def _count(task: asyncio.Task[Extraction], summary: ReconciliationSummary) -> None:
-        """Count an extraction this session started in its summary."""
-        result = await task
+        """Count an extraction this session started in its summary; a failed
+        one counts what it sent too."""
+        try:
+            result = await task
+        except ExtractionError as exc:
+            summary.llm_calls += exc.cost.llm_calls
+            summary.chars_sent += exc.cost.chars_sent
+            raise
         summary.chunks_extracted += 1
         summary.llm_calls += result.llm_calls
         summary.chars_sent += result.chars_sent
