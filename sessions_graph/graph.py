@@ -19,6 +19,9 @@ from sessions_graph.errors import ConfigError, MemoryValidationError
 from sessions_graph.redact import redact_counted
 from sessions_graph.settings import Settings, load_settings
 from sessions_graph.validation import (
+    MAX_CONCURRENCY,
+    MAX_LEASE_SECONDS,
+    MIN_LEASE_SECONDS,
     check_content,
     check_id,
     check_limit,
@@ -386,17 +389,22 @@ def _run_options(
     if entity_workspace is not None:
         check_workspace(entity_workspace)
     if concurrency is not None and (
-        isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1
+        isinstance(concurrency, bool)
+        or not isinstance(concurrency, int)
+        or not 1 <= concurrency <= MAX_CONCURRENCY
     ):
-        raise MemoryValidationError("concurrency must be an integer >= 1")
+        raise MemoryValidationError(f"concurrency must be an integer from 1 to {MAX_CONCURRENCY}")
     if lease_seconds is None:
         lease_seconds = pipeline.DEFAULT_LEASE_SECONDS
-    # A lease is renewed every third of its length: a zero or negative one
-    # would renew in a busy loop and let any other run take the session.
-    if isinstance(lease_seconds, bool) or not isinstance(lease_seconds, (int, float)) or not (
-        lease_seconds > 0
+    if (
+        isinstance(lease_seconds, bool)
+        or not isinstance(lease_seconds, (int, float))
+        or not MIN_LEASE_SECONDS <= lease_seconds <= MAX_LEASE_SECONDS  # nan fails too
     ):
-        raise MemoryValidationError("lease_seconds must be a number of seconds > 0")
+        raise MemoryValidationError(
+            f"lease_seconds must be a number of seconds from {MIN_LEASE_SECONDS:g}"
+            f" to {MAX_LEASE_SECONDS:g}"
+        )
     return pipeline.RunOptions(
         entity_workspace=entity_workspace, concurrency=concurrency, lease_seconds=lease_seconds
     )

@@ -212,6 +212,9 @@ def _check_memgraph_url(value: str) -> str:
     return value
 
 
+#: The range of each integer setting.
+_INT_RANGES = {"memgraph_port": (1, 65_535), "llm_concurrency": (1, 100)}
+
 #: Value checks beyond the type, per setting; each returns the value or raises.
 _CHECKS: dict[str, Callable[[str], str]] = {
     "user_id": lambda v: check_id(v, "user_id"),
@@ -239,9 +242,13 @@ def coerce(key: str, raw: Any, source: str = "") -> Any:
         raise ConfigError(f"setting {key} expects true or false, got {raw!r}{where}")
     if kind == "int":
         try:
-            return int(raw)
+            number = int(raw)
         except (TypeError, ValueError):
             raise ConfigError(f"setting {key} expects an integer, got {raw!r}{where}") from None
+        low, high = _INT_RANGES.get(key, (-(2**63), 2**63 - 1))
+        if not low <= number <= high:
+            raise ConfigError(f"setting {key} must be from {low} to {high}, got {number}{where}")
+        return number
     if not isinstance(raw, (str, int, float)) or isinstance(raw, bool):
         raise ConfigError(f"setting {key} expects a string, got {raw!r}{where}")
     value = str(raw)

@@ -108,15 +108,48 @@ _register_commands()
 def run() -> None:
     """Run the CLI; errors become one line on stderr and a non-zero exit."""
     try:
-        app()  # standalone: usage errors print their own short message, exit 2
+        # Not standalone: typer would print a usage error as a boxed panel of
+        # five or six lines; it is raised here instead, and made one line.
+        code = app(standalone_mode=False)
     except SessionsGraphError as exc:
         typer.echo(f"error: {_one_line(exc)}", err=True)
         sys.exit(1)
     except KeyboardInterrupt:
         sys.exit(130)
-    except Exception as exc:  # a bug of ours: still one line, never a traceback
+    except Exception as exc:
+        _usage_error(exc)  # exits if it is one (typer's own exception types)
+        # A bug of ours: still one line, never a traceback.
         typer.echo(f"error: unexpected {type(exc).__name__}: {_one_line(exc)}", err=True)
         sys.exit(1)
+
+
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _usage_error(exc: Exception) -> None:
+    """Exit with one line if ``exc`` is typer's (click's) usage error or abort.
+
+    Matched by shape rather than class: typer raises its vendored copy of
+    click's exceptions, older typer versions click's own."""
+    kind = type(exc).__name__
+    if kind == "NoArgsIsHelpError":  # a bare group: its help, as typer shows it
+        ctx = getattr(exc, "ctx", None)
+        text = ctx.get_help() if ctx is not None else ""  # rich prints it itself
+        if text.strip():
+            typer.echo(text)
+        sys.exit(2)
+    if kind == "Abort":
+        typer.echo("error: aborted", err=True)
+        sys.exit(1)
+    if hasattr(exc, "format_message") and isinstance(getattr(exc, "exit_code", None), int):
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        typer.echo(f"error: {_one_line_text(exc.format_message())}{hint}", err=True)
+        sys.exit(exc.exit_code or 2)
+
+
+def _one_line_text(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _one_line(exc: BaseException) -> str:

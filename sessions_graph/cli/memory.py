@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from sessions_graph.cli import emit_json, fail, open_graph, owned_session
+from sessions_graph.validation import MAX_LIMIT
 
 memory_app = typer.Typer(
     help="Save, list, search, update and delete memories.", no_args_is_help=True
@@ -47,7 +48,7 @@ def add(
 def list_(
     user: str = _USER,
     session: str = typer.Option(None, "--session", "-s", help="Only this session's memories."),
-    limit: int = typer.Option(100, "--limit", "-n"),
+    limit: int = typer.Option(100, "--limit", "-n", min=1, max=MAX_LIMIT),
     as_json: bool = _JSON,
 ) -> None:
     """A user's memories (or a session's), newest first."""
@@ -65,7 +66,7 @@ def list_(
 def search(
     query: str = typer.Argument(..., help='Tantivy syntax: words, "phrases", AND/OR/NOT, pre*.'),
     user: str = _USER,
-    limit: int = typer.Option(10, "--limit", "-n"),
+    limit: int = typer.Option(10, "--limit", "-n", min=1, max=MAX_LIMIT),
     as_json: bool = _JSON,
 ) -> None:
     """Full-text search of a user's memories, most relevant first."""

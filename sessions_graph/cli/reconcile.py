@@ -20,6 +20,12 @@ import typer
 
 from sessions_graph.cli import emit_json, fail, open_graph, owned_session
 from sessions_graph.errors import ReconciliationNotConfiguredError
+from sessions_graph.validation import (
+    MAX_CONCURRENCY,
+    MAX_LEASE_SECONDS,
+    MAX_LIMIT,
+    MIN_LEASE_SECONDS,
+)
 
 if TYPE_CHECKING:
     from sessions_graph.graph import SessionsGraph
@@ -103,16 +109,27 @@ def _sweep(
 def reconcile(
     session: str = typer.Option(None, "--session", "-s", help="Reconcile this session now."),
     pending: bool = typer.Option(False, "--pending", help="Sweep waiting sessions, oldest first."),
-    limit: int = typer.Option(50, "--limit", "-n", help="At most this many sessions a sweep."),
+    limit: int = typer.Option(
+        50, "--limit", "-n", min=1, max=MAX_LIMIT, help="At most this many sessions a sweep."
+    ),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Sweep failed ones too."),
     concurrency: int = typer.Option(
-        None, "--concurrency", "-c", help="LLM calls at once (default: llm_concurrency)."
+        None,
+        "--concurrency",
+        "-c",
+        min=1,
+        max=MAX_CONCURRENCY,
+        help="LLM calls at once (default: llm_concurrency).",
     ),
     workspace: str = typer.Option(
         None, "--workspace", help="Entity workspace (default: entity_workspace)."
     ),
     lease: float = typer.Option(
-        300.0, "--lease", help="Claim lease in seconds; a killed run's sessions wait this long."
+        300.0,
+        "--lease",
+        min=MIN_LEASE_SECONDS,
+        max=MAX_LEASE_SECONDS,
+        help="Claim lease in seconds; a killed run's sessions wait this long.",
     ),
     as_json: bool = _JSON,
 ) -> None:

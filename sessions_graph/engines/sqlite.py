@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -253,6 +254,7 @@ class SQLiteEngine(Engine):
         self._lock = threading.RLock()
         try:
             _create_private(self.path)
+            _writable_sidecars(self.path)
             self._conn = sqlite3.connect(
                 self.path,
                 timeout=BUSY_TIMEOUT_MS / 1000,
@@ -281,18 +283,24 @@ class SQLiteEngine(Engine):
         with self._lock:
             try:
                 self._conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
+            except sqlite3.Error as exc:
                 raise _store_error(exc, self.path) from None
             try:
                 yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            try:
                 self._conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                self._conn.execute("ROLLBACK")
+            except sqlite3.Error as exc:  # the driver's words, as the package's error
+                self._rollback()
                 raise _store_error(exc, self.path) from None
+            except BaseException:
+                self._rollback()
+                raise
+
+    def _rollback(self) -> None:
+        # SQLite may have rolled back already (an I/O error, a full disk); a
+        # second rollback's error must not hide the first one.
+        if self._conn.in_transaction:
+            with suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
 
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
@@ -916,6 +924,27 @@ def _create_private(path: Path) -> None:
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     with suppress(FileExistsError):
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    if not path.is_file():  # /dev/null, a directory, a FIFO: SQLite's errors say little
+        raise StoreUnavailableError(f"{path} is not a regular file: the database must be one")
+
+
+def _writable_sidecars(path: Path) -> None:
+    """Give our -wal / -shm files the database file's mode back when they
+    lost write permission but the file has it: SQLite creates them with the
+    file's mode, so a period with a read-only file leaves them 0444, and
+    every writer after it would fail on them."""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return
+    if not mode & stat.S_IWUSR:
+        return  # still read-only: nothing to give back
+    for suffix in ("-wal", "-shm"):
+        sidecar = path.with_name(path.name + suffix)
+        with suppress(OSError):
+            info = os.stat(sidecar)
+            if info.st_uid == os.getuid() and not info.st_mode & stat.S_IWUSR:
+                os.chmod(sidecar, mode)
 
 
 def _statements(script: str) -> list[str]:
@@ -930,7 +959,11 @@ def _statements(script: str) -> list[str]:
 
 
 def _store_error(exc: sqlite3.Error, path: Path) -> StoreError:
-    message = str(exc)
+    message = " ".join(str(exc).split())
+    if "no such table" in message:
+        return StoreError(
+            f"{path} has no sessions-graph schema ({message}): run `sessions-graph setup`"
+        )
     if "unable to open" in message or "readonly" in message or "disk I/O" in message:
         return StoreUnavailableError(f"cannot write {path}: {message}")
     return StoreError(f"SQLite error on {path}: {message}")
