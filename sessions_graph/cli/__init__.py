@@ -96,9 +96,9 @@ def status(as_json: bool = typer.Option(False, "--json", help="Machine-readable 
 
 
 def _register_commands() -> None:
-    from sessions_graph.cli import config, hooks, memory, reconcile
+    from sessions_graph.cli import config, history, hooks, memory, recall, reconcile
 
-    for module in (memory, config, hooks, reconcile):
+    for module in (memory, config, hooks, reconcile, history, recall):
         module.register(app)
 
 

@@ -10,10 +10,20 @@ Design notes (the why; docs/memgraph.md has the longer version):
   User input only travels as ``$parameters``; the sole non-parameter part of
   any query is the entity workspace label, validated then backticked.
 * **Writes are managed transactions**, wrapped in a bounded exponential
-  backoff (tenacity) for what is worth retrying: transient errors, dropped
+  backoff (tenacity) for what a re-run can fix: transient errors, dropped
   connections, write-write conflicts, and the unique-constraint race two
   processes hit when they MERGE the same new node at once (the re-run finds
-  the node). Every transaction function is safe to re-run whole.
+  the node). Not a taken ``memory_id``, not a transaction the server aborted
+  (timeout, TERMINATE), not ``neo4j://`` routing a standalone server refuses.
+  Every transaction function is safe to re-run whole, and carries a bounded
+  timeout the server enforces.
+* **Release-dependent statements** have one file per form
+  (``<name>`` / ``<name>_int_limit``); ``_server_form`` picks the one this
+  server takes, asking ``SHOW VERSION`` once (``engines/memgraph_server``).
+* **Schema out of the hot path.** ``setup`` and a workspace's first use run
+  only the schema statements whose object ``SHOW INDEX INFO`` / ``SHOW
+  CONSTRAINT INFO`` do not list: schema DDL waits for (and under load fails
+  on) concurrent writers even when the object exists.
 * **User-isolated search.** ``text_search.search`` applies its result limit
   (1000 by default) inside the procedure, before any ``WHERE user_id = ...``
   after it, so filtering afterwards lets other users' matches push a user's
@@ -34,10 +44,13 @@ Design notes (the why; docs/memgraph.md has the longer version):
   ``sessions_graph.query`` (``to_tantivy``, ``matches``); only the per-user
   wrapping and the prefix path's scoring are here.
 * **Entities** are LightRAG nodes (label = workspace, ``entity_id``,
-  ``entity_type``, ``description``, ``source_id`` = chunk hashes joined by
-  LightRAG's separator, ``file_path``) that also carry ``:Entity``; relations
-  are LightRAG's ``DIRECTED`` edges. What a chunk said about an entity lives
-  on its ``MENTIONED_IN`` edge, and users are only ever shown that.
+  ``entity_type``, ``description``, ``source_id``, ``file_path``) that also
+  carry ``:Entity``; relations are LightRAG's ``DIRECTED`` edges. LightRAG's
+  own ingestion may write the same nodes and edges: our parts of their
+  ``<SEP>`` fields are recorded in ``sg_added`` and only those are ever
+  removed, and a node or edge goes only when nothing else holds it
+  (``engines/lightrag_fields``). What a chunk said about an entity lives on
+  its ``MENTIONED_IN`` edge, and users are only ever shown that.
 """
 
 from __future__ import annotations
@@ -45,8 +58,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -54,8 +68,11 @@ import neo4j
 import tenacity
 from neo4j import exceptions as neo4j_errors
 
+from sessions_graph import cypher
 from sessions_graph.clock import utcnow
 from sessions_graph.cypher import load, render, statements
+from sessions_graph.engines import lightrag_fields as fields
+from sessions_graph.engines import memgraph_server as server
 from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, RUNNING, Engine, Record
 from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
 from sessions_graph.query import (
@@ -68,35 +85,56 @@ from sessions_graph.query import (
     to_tantivy,
     tokenize,
 )
+from sessions_graph.recall.records import group_entity_units
+from sessions_graph.recall.text import TURN_CONTEXT_WEIGHT, TURN_RADIUS, turn_documents
 from sessions_graph.settings import split_url_userinfo
 from sessions_graph.validation import check_workspace
 
 T = TypeVar("T")
 
 #: Bumped when ``cypher/schema/setup`` changes in a way old stores must follow.
-SCHEMA_VERSION = 1
+#: 2: recall's turn index (``action_recall_index``; ``setup`` indexes older actions).
+SCHEMA_VERSION = 2
 
 #: Seconds to wait for a TCP connection before calling the server unreachable.
 CONNECTION_TIMEOUT = 10.0
+#: Seconds a transaction may run before the server aborts it (sent with each
+#: transaction; Memgraph aborts with "asked to abort because of transaction
+#: timeout", which is not retried). Bounds a runaway query instead of letting
+#: it hold locks and a connection for ever; generous, because forgetting a
+#: large user is one transaction.
+TRANSACTION_TIMEOUT = 120.0
 
-#: LightRAG's separator between the chunk ids in ``source_id`` (its
-#: ``GRAPH_FIELD_SEP``); repeated here so that LightRAG need not be installed.
-GRAPH_FIELD_SEP = "<SEP>"
-#: ``file_path`` on the entities and relations we write, as LightRAG shows it.
-ENTITY_FILE_PATH = "sessions-graph"
 
 #: Server messages that mean "run the transaction again": write-write
-#: conflicts, and the unique-constraint race of two concurrent MERGEs.
+#: conflicts (help-center/errors/transactions.mdx).
 _RETRY_MESSAGES = (
     "cannot resolve conflicting transactions",
     "serialization error",
-    "unique constraint violation",
 )
+#: A unique-constraint violation at commit ("Unable to commit due to unique
+#: constraint violation on :Label(prop)") is the race of two transactions
+#: MERGE-ing (or checking, then creating) the same new node: the re-run finds
+#: the winner's node. Except on keys we only ever CREATE, where it means the
+#: key is taken and a re-run fails the same way.
+_UNIQUE_VIOLATION = re.compile(r"unique constraint violation on :`?(\w+)`?\((.*?)\)", re.I)
+_CREATED_KEYS = frozenset({("memory", "memory_id")})
+#: Memgraph's HintedAbortError: the transaction was aborted by its timeout,
+#: by TERMINATE TRANSACTIONS, or by a shutdown. Reported as transient, but
+#: re-running a transaction that hit its timeout only hits it again, and a
+#: terminated one was stopped on purpose.
+_ABORTED = "transaction was asked to abort"
+_SHUTDOWN = "shutdown"
+#: What a standalone instance answers the driver's routing request with
+#: (neo4j:// URLs): enterprise builds, then community builds.
+_ROUTING_REFUSED = ("not part of a cluster", "route message is not supported")
+
 #: What a schema statement's error says when the object is already there /
-#: already gone. Memgraph reports an existing or missing index or constraint
-#: as a notification, not an error; only the text index fails ('Text index
-#: "x" already exists.', 'Text index "x" doesn’t exist.', with a typographic
-#: apostrophe, which ``_ddl`` folds to ASCII before matching).
+#: already gone. Memgraph 3.6.2, 3.11 and main report an existing or missing
+#: index, constraint or text index as a notification, not an error; older
+#: builds failed for the text index ('Text index "x" already exists.',
+#: 'Text index "x" doesn’t exist.', with a typographic apostrophe, which
+#: ``_ddl`` folds to ASCII before matching), which is still success.
 _EXISTS_ALREADY = ("already exists",)
 _DOES_NOT_EXIST = ("doesn't exist", "does not exist")
 
@@ -110,26 +148,67 @@ _STATUS_PARAMS = {
 
 
 # -- errors -------------------------------------------------------------------
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and everything it was raised from, including the members of an
+    exception group (the driver groups the errors of every router it tried)."""
+    seen: set[int] = set()
+    stack = [exc]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        stack.extend(getattr(current, "exceptions", ()))
+        stack.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+
+
+def routing_refused(exc: BaseException) -> bool:
+    """Whether the server refused routing: a ``neo4j://`` URL on an instance
+    that is not a high-availability cluster's coordinator."""
+    return any(
+        isinstance(e, neo4j_errors.Neo4jError)
+        and any(m in str(e).lower() for m in _ROUTING_REFUSED)
+        for e in _causes(exc)
+    )
+
+
 def is_transient(exc: BaseException) -> bool:
     """Whether re-running the whole transaction may succeed."""
-    if isinstance(
-        exc,
-        (neo4j_errors.TransientError, neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired),
-    ):
-        return True
+    if routing_refused(exc):
+        return False
     if isinstance(exc, neo4j_errors.Neo4jError):
         message = str(exc).lower()
-        return any(m in message for m in _RETRY_MESSAGES)
-    return False
+        if _ABORTED in message:
+            return False
+        violation = _UNIQUE_VIOLATION.search(message)
+        if violation:
+            key = (violation.group(1).lower(), violation.group(2).replace("`", "").strip())
+            return key not in _CREATED_KEYS
+        if any(m in message for m in _RETRY_MESSAGES):
+            return True
+    return isinstance(
+        exc,
+        (neo4j_errors.TransientError, neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired),
+    )
 
 
 def translate_error(exc: Exception, location: str) -> StoreError:
     """The package's error for a driver error, with the server's own words."""
+    if routing_refused(exc):
+        return StoreUnavailableError(
+            f"Memgraph at {location} is not part of a cluster and refuses neo4j:// routing:"
+            " use bolt:// for a single instance (neo4j:// only with a high-availability"
+            " cluster's coordinators)"
+        )
     if isinstance(exc, neo4j_errors.AuthError):
         return StoreUnavailableError(f"Memgraph at {location} refused the credentials: {exc}")
     if isinstance(exc, (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired)):
         return StoreUnavailableError(f"cannot reach Memgraph at {location}: {exc}")
-    return StoreError(f"Memgraph error at {location}: {exc}")
+    message = str(exc)
+    if _ABORTED in message.lower() and _SHUTDOWN in message.lower():
+        return StoreUnavailableError(f"Memgraph at {location} is shutting down: {message}")
+    return StoreError(f"Memgraph error at {location}: {message}")
 
 
 def redact_uri(uri: str) -> str:
@@ -145,6 +224,16 @@ def redact_uri(uri: str) -> str:
 def user_key(user_id: str) -> str:
     """The token that scopes a user's memories in the text index."""
     return "u" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
+
+
+def turn_search_query(terms: Sequence[Sequence[str]], field: str, key: str) -> str:
+    """The Tantivy query for recall's keyword lane on one property: the user's
+    key required, any of the terms (phrases of index tokens, which are letters
+    and digits only, so quoting is safe)."""
+    words = " OR ".join(
+        f"data.{field}:{t[0]}" if len(t) == 1 else f'data.{field}:"{" ".join(t)}"' for t in terms
+    )
+    return f"+data.user_key:{key} +({words})"
 
 
 def user_search_query(node: Node, key: str) -> str:
@@ -165,6 +254,7 @@ def local_score(node: Node, tokens: Sequence[str]) -> float:
 
 
 # -- the engine -----------------------------------------------------------------
+
 
 def _rows(tx: Any, name: str, **params: Any) -> list[Record]:
     """Run the named query in ``tx`` and return its rows as dicts."""
@@ -203,16 +293,27 @@ class MemgraphEngine(Engine):
         *,
         max_attempts: int = 6,
         connection_timeout: float = CONNECTION_TIMEOUT,
+        transaction_timeout: float = TRANSACTION_TIMEOUT,
+        workspaces: Sequence[str] = (),
     ) -> None:
         """``max_attempts``: tries of one transaction before its error surfaces;
         a hook passes few, and a short ``connection_timeout``, so that a server
         that is down costs the agent a moment, not seconds (the event is
-        spooled instead)."""
+        spooled instead). ``workspaces``: entity workspaces whose schema
+        ``setup`` creates in advance (the configured one), besides those
+        already in the store."""
         self.uri = uri
         self.max_attempts = max_attempts
+        self.transaction_timeout = transaction_timeout
         self.location = redact_uri(uri)
         self._session_args: dict[str, Any] = {"database": database} if database else {}
+        #: Workspaces whose schema this engine has checked (``_ensure_workspace``).
         self._workspaces: set[str] = set()
+        self._setup_workspaces = [check_workspace(w) for w in workspaces]
+        #: The server's release, asked once (``_server_version``); None until asked.
+        self._version: tuple[server.Version | None] | None = None
+        #: Statement name -> the query file for this server (``_server_form``).
+        self._forms: dict[str, str] = {}
         try:
             # The driver would only find a malformed port at the first query,
             # as a bare ValueError; ``.port`` raises it here, where it is clear.
@@ -250,12 +351,19 @@ class MemgraphEngine(Engine):
         with self._driver.session(**self._session_args) as session:
             return work(session)
 
+    def _bounded(self, work: Callable[..., T]) -> Callable[..., T]:
+        """``work`` as a transaction function the server aborts after
+        ``transaction_timeout`` seconds."""
+        return neo4j.unit_of_work(timeout=self.transaction_timeout)(work)
+
     def _write(self, work: Callable[[Any], T]) -> T:
         """One managed write transaction; ``work(tx)`` must be safe to re-run."""
-        return self._call(lambda session: session.execute_write(work))
+        bounded = self._bounded(work)
+        return self._call(lambda session: session.execute_write(bounded))
 
     def _read(self, name: str, **params: Any) -> list[Record]:
-        return self._call(lambda session: session.execute_read(_rows, name, **params))
+        bounded = self._bounded(_rows)
+        return self._call(lambda session: session.execute_read(bounded, name, **params))
 
     def _ddl(self, statement: str, tolerated: tuple[str, ...]) -> None:
         """A schema statement in an auto-commit transaction (Memgraph refuses
@@ -267,10 +375,94 @@ class MemgraphEngine(Engine):
             if not any(t in message for t in tolerated):
                 raise
 
+    def _auto(self, name: str) -> list[Record]:
+        """A named statement in an auto-commit transaction, for what Memgraph
+        refuses inside explicit ones (``SHOW VERSION``, ``SHOW ... INFO``)."""
+        query = neo4j.Query(load(name), timeout=self.transaction_timeout)
+        return self._call(lambda session: session.run(query).data())
+
+    # -- the server's release -------------------------------------------------------
+    def _server_version(self) -> server.Version | None:
+        """The server's release, asked once per engine (None: not parseable)."""
+        if self._version is None:
+            try:
+                rows = self._auto("admin/server_version")
+            except StoreUnavailableError:
+                raise
+            except StoreError:
+                rows = []  # refused (e.g. privileges): no version, the current form
+            answer = next(iter(rows[0].values()), None) if rows else None
+            self._version = (server.parse_version(answer),)
+        return self._version[0]
+
+    def _server_form(self, name: str) -> str:
+        """The query file of statement ``name`` that this server takes.
+
+        Statements whose signature changed between releases have one file per
+        form: ``<name>`` (current, e.g. ``text_search.search`` with a config
+        map, >= 3.11) and ``<name>_int_limit`` (a positional INTEGER limit,
+        3.6-3.10). The server is asked its release only for such a statement,
+        once per engine; the choice is cached per name."""
+        form = self._forms.get(name)
+        if form is None:
+            variant = cypher.exists(name + server.INT_LIMIT_SUFFIX)
+            version = self._server_version() if variant else None
+            try:
+                form = server.statement_form(name, version, variant)
+            except server.UnsupportedServer as exc:
+                raise StoreError(f"Memgraph at {self.location}: {exc}") from None
+            self._forms[name] = form
+        return form
+
+    # -- schema -----------------------------------------------------------------
+    def _create_schema(self, wanted: Sequence[str]) -> None:
+        """Run those of the ``wanted`` schema statements whose object the
+        server does not list yet.
+
+        Checked with ``SHOW INDEX INFO`` / ``SHOW CONSTRAINT INFO`` rather
+        than by re-running the DDL: index creation needs read-only storage
+        access and constraint creation exclusive access, so each one waits
+        for (and under load fails on) concurrent writers even when the object
+        exists. A statement whose object we cannot recognise in the listing
+        is run, and "already exists" is success (a concurrent setup)."""
+        try:
+            present = server.present_schema(
+                self._auto("admin/show_indexes"), self._auto("admin/show_constraints")
+            )
+        except StoreUnavailableError:
+            raise
+        except StoreError:
+            present = set()  # listing refused (e.g. privileges): run them all
+        for statement in server.missing_statements(wanted, present):
+            self._ddl(statement, _EXISTS_ALREADY)
+
+    @staticmethod
+    def _workspace_schema(workspace: str) -> list[str]:
+        return [
+            render("admin/ensure_workspace_index", workspace),
+            render("admin/ensure_workspace_constraint", workspace),
+        ]
+
+    def _ensure_workspace(self, workspace: str) -> None:
+        """Index the workspace label the way LightRAG looks entities up, and
+        make entity_id unique in it: checked once per engine and workspace,
+        created only if missing (``setup`` creates the configured one)."""
+        if workspace not in self._workspaces:
+            self._create_schema(self._workspace_schema(workspace))
+            self._workspaces.add(workspace)
+
     # -- lifecycle --------------------------------------------------------------
     def setup(self) -> None:
-        for statement in statements("schema/setup"):
-            self._ddl(statement, _EXISTS_ALREADY)
+        found = {r["workspace"] for r in self._read("admin/workspaces") if r["workspace"]}
+        workspaces = sorted(found | set(self._setup_workspaces))
+        wanted = statements("schema/setup")
+        for workspace in workspaces:
+            wanted += self._workspace_schema(workspace)
+        self._create_schema(wanted)
+        self._workspaces.update(workspaces)
+        # Actions stored before the turn index existed get their documents.
+        for row in self._read("recall/unindexed_sessions"):
+            self._write(lambda tx, r=row: self._index_turns(tx, r["session_id"], r["user_id"], 0))
         self._write(lambda tx: _rows(tx, "schema/set_version", version=SCHEMA_VERSION))
 
     def drop(self) -> None:
@@ -357,7 +549,7 @@ class MemgraphEngine(Engine):
         if has_prefix(query):
             return self._search_locally(user_id, query, limit)
         rows = self._read(
-            "memory/search",
+            self._server_form("memory/search"),
             query=user_search_query(query, user_key(user_id)),
             search_limit=max(self.search_limit, limit),
             user_id=user_id,
@@ -416,7 +608,14 @@ class MemgraphEngine(Engine):
     ) -> None:
         def work(tx: Any) -> None:
             self._ensure_session(tx, session_id, user_id, started_at)
-            _rows(tx, "session/fill_start", session_id=session_id, cwd=cwd, project_key=project_key)
+            _rows(
+                tx,
+                "session/fill_start",
+                session_id=session_id,
+                cwd=cwd,
+                project_key=project_key,
+                started_at=started_at,
+            )
 
         self._write(work)
 
@@ -438,6 +637,7 @@ class MemgraphEngine(Engine):
             _rows(tx, "action/create", session_id=session_id, actions=rows)
             _rows(tx, "action/chain", links=links)
             self._touch(tx, session_id, added_actions=len(rows))
+            self._index_turns(tx, session_id, user_id, rows[0]["seq"])
             return len(rows)
 
         return self._write(work)
@@ -638,46 +838,113 @@ class MemgraphEngine(Engine):
         return {r["hash"] for r in rows}
 
     def _collect_garbage(self, tx: Any, chunk_hashes: Sequence[str]) -> tuple[int, int]:
-        """Delete unreferenced chunks among ``chunk_hashes`` with their mentions
-        and the relations only they asserted, then entities left with no
-        mention. Returns (chunks, entities) deleted.
+        """Delete unreferenced chunks among ``chunk_hashes`` with their mentions,
+        retract what they asserted, then settle the entities they mentioned.
+        Returns (chunks, entities) deleted.
 
         The embedded engine keeps relations per chunk, so they go with it; here
-        a relation is one edge per entity pair, so the chunk's hash is taken
-        off it and an edge no chunk asserts any more is deleted."""
+        a relation is one edge per entity pair, so the chunk's assertion is
+        taken off it (``_update_relations``)."""
         if not chunk_hashes:
             return 0, 0
         rows = _rows(tx, "reconcile/gc_chunks", hashes=sorted(set(chunk_hashes)))
         for row in rows:
             if row["entity_ids"]:
-                _rows(
-                    tx,
-                    "reconcile/clear_chunk_relations",
-                    entity_ids=row["entity_ids"],
-                    hash=row["hash"],
-                    sep=GRAPH_FIELD_SEP,
-                )
+                self._update_relations(tx, row["hash"], row["entity_ids"])
         entity_ids = sorted({i for r in rows for i in r["entity_ids"]})
         return len(rows), self._refresh_entities(tx, entity_ids)
 
     @staticmethod
+    def _update_relations(
+        tx: Any,
+        chunk_hash: str,
+        entity_ids: Sequence[int],
+        workspace: str | None = None,
+        asserted: Sequence[Record] = (),
+        ids_by_name: dict[str, int] | None = None,
+    ) -> None:
+        """Make the DIRECTED edges say what chunk ``chunk_hash`` now asserts:
+        its old assertions among ``entity_ids`` are retracted, ``asserted``
+        (relations by entity name) added. Each edge keeps one assertion per
+        chunk of ours; its LightRAG fields are merged with the parts others
+        (LightRAG) wrote, never overwritten (``lightrag_fields``)."""
+        edges: dict[frozenset[int], Record] = {}
+        for row in _rows(
+            tx, "reconcile/relations_of_chunk", entity_ids=list(entity_ids), hash=chunk_hash
+        ):
+            edges.setdefault(frozenset((row["a_id"], row["b_id"])), row)
+        wanted: dict[frozenset[int], tuple[int, int, Record]] = {}
+        for rel in asserted:
+            a, b = (ids_by_name or {})[rel["source"]], (ids_by_name or {})[rel["target"]]
+            wanted[frozenset((a, b))] = (a, b, {"hash": chunk_hash, **rel})
+        if wanted:
+            pairs = [{"a": a, "b": b} for a, b, _ in wanted.values()]
+            for row in _rows(tx, "reconcile/relations_between", pairs=pairs):
+                edges.setdefault(frozenset((row["a_id"], row["b_id"])), row)
+        writes, releases, deletes = [], [], []
+        for key in sorted(set(edges) | set(wanted), key=sorted):
+            row = edges.get(key)
+            props = row["props"] if row else {}
+            assertions = [a for a in fields.assertions_of(props) if a["hash"] != chunk_hash]
+            if key in wanted:
+                assertions.append(wanted[key][2])
+            update = fields.relation_update(props, assertions)
+            ends = (
+                {"a_id": row["a_id"], "b_id": row["b_id"]}
+                if row
+                else {
+                    "a_id": wanted[key][0],
+                    "b_id": wanted[key][1],
+                }
+            )
+            if update.action == fields.WRITE:
+                writes.append(
+                    {
+                        **ends,
+                        **update.fields,
+                        "added": update.added,
+                        "assertions": sorted(assertions, key=lambda a: a["hash"]),
+                        "chunk_hashes": sorted(a["hash"] for a in assertions),
+                        "workspace": props.get("workspace") or workspace,
+                    }
+                )
+            elif update.action == fields.RELEASE:
+                releases.append({**ends, **update.fields})
+            elif row is not None:
+                deletes.append(ends)
+        if writes:
+            _rows(tx, "reconcile/write_relations", rows=writes, created_at=int(time.time()))
+        if releases:
+            _rows(tx, "reconcile/release_relations", rows=releases)
+        if deletes:
+            _rows(tx, "reconcile/delete_relations", rows=deletes)
+
+    @staticmethod
     def _refresh_entities(tx: Any, entity_ids: Sequence[int]) -> int:
+        """Merge our mentions into the entities' LightRAG fields; release
+        entities we no longer mention but something else holds, delete those
+        nothing holds. Returns how many were deleted."""
         if not entity_ids:
             return 0
-        rows = _rows(
-            tx, "reconcile/refresh_entities", entity_ids=list(entity_ids), sep=GRAPH_FIELD_SEP
-        )
-        return _count(rows, "deleted")
+        writes, releases, deletes = [], [], []
+        for row in _rows(tx, "reconcile/entity_state", entity_ids=list(entity_ids)):
+            mentions = [m for m in row["mentions"] if m.get("hash")]
+            update = fields.entity_update(row["props"], mentions, row["others"])
+            if update.action == fields.WRITE:
+                writes.append({"id": row["id"], **update.fields, "added": update.added})
+            elif update.action == fields.RELEASE:
+                releases.append({"id": row["id"], **update.fields})
+            else:
+                deletes.append(row["id"])
+        if writes:
+            _rows(tx, "reconcile/write_entities", rows=writes)
+        if releases:
+            _rows(tx, "reconcile/release_entities", rows=releases)
+        if not deletes:
+            return 0
+        return _count(_rows(tx, "reconcile/delete_entities", ids=deletes), "deleted")
 
     # -- reconciliation: extraction ---------------------------------------------------
-    def _ensure_workspace(self, workspace: str) -> None:
-        """Index the workspace label the way LightRAG looks entities up, and
-        make entity_id unique in it (once per engine and workspace)."""
-        if workspace not in self._workspaces:
-            self._ddl(render("admin/ensure_workspace_index", workspace), _EXISTS_ALREADY)
-            self._ddl(render("admin/ensure_workspace_constraint", workspace), _EXISTS_ALREADY)
-            self._workspaces.add(workspace)
-
     def save_extraction(
         self,
         chunk_hash: str,
@@ -698,13 +965,6 @@ class MemgraphEngine(Engine):
             }
             for r in relations
         ]
-        common = {
-            "hash": chunk_hash,
-            "workspace": workspace,
-            "sep": GRAPH_FIELD_SEP,
-            "file_path": ENTITY_FILE_PATH,
-            "created_at": int(time.time()),
-        }
 
         def work(tx: Any) -> None:
             found = _rows(tx, "reconcile/mark_extracted", hash=chunk_hash, workspace=workspace)
@@ -716,26 +976,21 @@ class MemgraphEngine(Engine):
                     tx, "reconcile/clear_chunk_mentions", hash=chunk_hash, workspace=workspace
                 )
             ]
-            if old:
-                _rows(
-                    tx,
-                    "reconcile/clear_chunk_relations",
-                    entity_ids=old,
-                    hash=chunk_hash,
-                    sep=GRAPH_FIELD_SEP,
-                )
-            new: list[int] = []
+            ids_by_name: dict[str, int] = {}
             if entity_rows:
-                new = tx.run(
+                merged = tx.run(
                     render("reconcile/merge_entities", workspace),
-                    {**common, "entities": entity_rows},
-                ).data()[0]["entity_ids"]
-            if relation_rows:
-                tx.run(
-                    render("reconcile/merge_relations", workspace),
-                    {**common, "relations": relation_rows},
-                ).consume()
-            self._refresh_entities(tx, sorted(set(old) | set(new)))
+                    {
+                        "hash": chunk_hash,
+                        "workspace": workspace,
+                        "created_at": int(time.time()),
+                        "entities": entity_rows,
+                    },
+                ).data()[0]["entities"]
+                ids_by_name = {e["name"]: e["id"] for e in merged}
+            touched = sorted(set(old) | set(ids_by_name.values()))
+            self._update_relations(tx, chunk_hash, touched, workspace, relation_rows, ids_by_name)
+            self._refresh_entities(tx, touched)
 
         self._write(work)
 
@@ -745,6 +1000,68 @@ class MemgraphEngine(Engine):
     def entity_sessions(self, name: str, user_id: str) -> list[Record]:
         rows = self._read("reconcile/entity_sessions", name_key=name.casefold(), user_id=user_id)
         return [_session_record(r) for r in rows]
+
+    # -- recall ---------------------------------------------------------------------
+    # The turn index is three properties of each Action in one text index:
+    # ``recall_body`` (its own text), ``recall_context`` (its neighbours') and
+    # ``user_key`` (as on memories: the user inside the Tantivy query). Both
+    # text properties are searched separately and summed here with the
+    # context weighed 0.3, which needs no boost syntax from the parser.
+
+    def _index_turns(self, tx: Any, session_id: str, user_id: str, first_seq: int) -> None:
+        """Write the documents of the session's actions from ``first_seq`` on,
+        and the contexts of the ones just before them (their new neighbours)."""
+        rows = _rows(
+            tx,
+            "recall/session_tail",
+            session_id=session_id,
+            from_seq=first_seq - 2 * TURN_RADIUS,
+        )
+        documents = turn_documents(rows, first_seq)
+        if documents:
+            _rows(tx, "recall/set_documents", documents=documents, user_key=user_key(user_id))
+
+    def search_turns(
+        self, user_id: str, terms: Sequence[Sequence[str]], limit: int, filters: Record
+    ) -> list[Record]:
+        if not terms:
+            return []
+        scores: dict[str, float] = {}
+        found: dict[str, Record] = {}
+        project = filters.get("project")
+        params = {
+            "user_id": user_id,
+            "search_limit": max(self.search_limit, limit),
+            "exclude": filters.get("exclude_session"),
+            "only": filters.get("only_session"),
+            "since": filters.get("since"),
+            "until": filters.get("until"),
+            "project": project,
+            "project_dir": project.rstrip("/") + "/" if project else None,
+        }
+        for field, weight in (("recall_body", 1.0), ("recall_context", TURN_CONTEXT_WEIGHT)):
+            query = turn_search_query(terms, field, user_key(user_id))
+            for row in self._read(self._server_form("recall/search_turns"), query=query, **params):
+                scores[row["action_id"]] = scores.get(row["action_id"], 0.0) + weight * row["score"]
+                found.setdefault(row["action_id"], row)
+        ranked = sorted(found.values(), key=lambda r: -scores[r["action_id"]])[:limit]
+        return [{**r, "score": scores[r["action_id"]]} for r in ranked]
+
+    def turn_windows(self, user_id: str, action_ids: Sequence[str], radius: int) -> list[Record]:
+        if not action_ids:
+            return []
+        rows = self._read(
+            "recall/turn_windows", user_id=user_id, action_ids=list(action_ids), radius=radius
+        )
+        for row in rows:
+            row["is_error"] = bool(row["is_error"])
+        return rows
+
+    def recall_entities(self, user_id: str, name_keys: Sequence[str]) -> list[Record]:
+        if not name_keys:
+            return []
+        rows = self._read("recall/entities", user_id=user_id, name_keys=list(name_keys))
+        return group_entity_units(rows)
 
     # -- forgetting ---------------------------------------------------------------------
     def _forget_session(self, tx: Any, session_id: str) -> dict[str, int]:
