@@ -112,9 +112,17 @@ class SessionsGraph:
     def close(self) -> None:
         self.engine.close()
 
-    def status(self) -> dict[str, Any]:
-        """Engine, location, schema version and counts."""
-        return self.engine.status()
+    def status(self, user_id: str | None = None) -> dict[str, Any]:
+        """Engine, location, schema version and counts: of the whole store, or
+        with ``user_id`` of that user's data only (sessions, actions, memories,
+        and the chunks and entities of their own text)."""
+        info = self.engine.status()
+        if user_id is not None:
+            check_id(user_id, "user_id")
+            info["user_id"] = user_id
+            if info["counts"]:  # the schema is current
+                info["counts"] = self.engine.user_counts(user_id)
+        return info
 
     # -- memories ----------------------------------------------------------
     def save_memory(

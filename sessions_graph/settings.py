@@ -212,6 +212,9 @@ def _check_memgraph_url(value: str) -> str:
     return value
 
 
+#: Settings that name a file or directory; empty means the default.
+_PATH_KEYS = ("db", "state_dir")
+
 #: The range of each integer setting.
 _INT_RANGES = {"memgraph_port": (1, 65_535), "llm_concurrency": (1, 100)}
 
@@ -293,6 +296,12 @@ def load_settings(**overrides: Any) -> Settings:
         if env is not None:
             values[key] = coerce(key, env, f"environment variable {name}")
     values.update({k: coerce(k, v) for k, v in overrides.items() if v is not None})
+    for key in _PATH_KEYS:
+        # An empty path (``SESSIONS_GRAPH_STATE_DIR=``) means the default, not
+        # the current directory: that is the agent's project, where a hook
+        # would otherwise leave its log and spool.
+        if values.get(key) == "":
+            del values[key]
     return Settings(**values)
 
 

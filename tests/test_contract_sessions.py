@@ -206,3 +206,20 @@ def test_action_text_is_stored_redacted_with_its_count(graph: SessionsGraph) -> 
     assert first.redactions == 2
     assert (second.text, second.redactions) == ("nothing secret here", 0)
     assert "lettersonly" not in third.text and third.redactions == 1
+
+
+def test_user_counts_are_one_users_share(graph: SessionsGraph) -> None:
+    for user, sid in (("alice", "s-a"), ("bob", "s-b")):
+        graph.record_actions(sid, [_action(1 if user == "alice" else 2)], user_id=user)
+        graph.save_memory(user, f"{user} likes Orion", session_id=sid)
+    graph.save_memory("alice", "a memory of no session")
+    counts = graph.status(user_id="alice")["counts"]
+    assert counts == {"sessions": 1, "actions": 1, "memories": 2, "chunks": 0, "entities": 0}
+    assert graph.status(user_id="carol")["counts"] == {
+        "sessions": 0,
+        "actions": 0,
+        "memories": 0,
+        "chunks": 0,
+        "entities": 0,
+    }
+    assert graph.status()["counts"]["sessions"] == 2  # the whole store, for the application

@@ -367,3 +367,15 @@ def test_secrets_never_reach_chunks_or_prompts(graph: SessionsGraph) -> None:
     for secret in secrets:
         assert secret not in stored
         assert not any(secret in prompt for prompt in failing.prompts + llm.prompts)
+
+
+def test_user_counts_include_only_the_users_chunks_and_entities(graph: SessionsGraph) -> None:
+    record(graph, "s-1", "alice", "Alice deployed Memgraph on Kubernetes.", SHARED)
+    record(graph, "s-2", "bob", SHARED, "Bob restarted Traefik.")
+    asyncio.run(graph.reconcile_pending(llm_model_func=ScriptedLLM()))
+    alice = graph.status(user_id="alice")["counts"]
+    bob = graph.status(user_id="bob")["counts"]
+    assert alice["chunks"] == bob["chunks"] == 2  # the shared chunk counts for both
+    assert alice["entities"] == len(names(graph, "s-1"))
+    assert bob["entities"] == len(names(graph, "s-2"))
+    assert graph.status(user_id="carol")["counts"]["chunks"] == 0

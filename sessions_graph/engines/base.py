@@ -335,3 +335,12 @@ class Engine(ABC):
         whose chunks mention it: ``unit_kind``, ``unit_id``, ``session_id``,
         ``timestamp`` (action's, else session start; memory's creation),
         ``project_key``, ``cwd``. One record per name (workspaces merged)."""
+
+    # -- one user's share of the store (what ``status`` shows that user) ------
+
+    @abstractmethod
+    def user_counts(self, user_id: str) -> Record:
+        """The user's ``sessions``, ``actions`` and ``memories``, and the
+        ``chunks`` their own units link to and the ``entities`` those chunks
+        mention (each counted once). Nothing of another user's is counted;
+        an unknown user gets zeros."""

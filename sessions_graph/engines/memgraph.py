@@ -492,6 +492,9 @@ class MemgraphEngine(Engine):
             "counts": self._read("admin/counts")[0] if version == SCHEMA_VERSION else {},
         }
 
+    def user_counts(self, user_id: str) -> Record:
+        return self._read("admin/user_counts", user_id=user_id)[0]
+
     def wipe_for_tests(self) -> None:
         """Delete every node of our labels and of the entity workspaces in use
         (LightRAG may have added workspace nodes without ``:Entity``)."""

@@ -401,6 +401,25 @@ class SQLiteEngine(Engine):
             "counts": counts,
         }
 
+    def user_counts(self, user_id: str) -> Record:
+        row = self._read(
+            "WITH units(kind, id) AS ("
+            "   SELECT 'action', a.action_id FROM actions a"
+            "   JOIN sessions s ON s.session_id = a.session_id WHERE s.user_id = ?"
+            "   UNION ALL SELECT 'memory', memory_id FROM memories WHERE user_id = ?),"
+            " user_chunks(hash) AS ("
+            "   SELECT DISTINCT uc.chunk_hash FROM unit_chunks uc"
+            "   JOIN units u ON uc.unit_kind = u.kind AND uc.unit_id = u.id)"
+            " SELECT (SELECT count(*) FROM sessions WHERE user_id = ?) AS sessions,"
+            " (SELECT count(*) FROM units WHERE kind = 'action') AS actions,"
+            " (SELECT count(*) FROM units WHERE kind = 'memory') AS memories,"
+            " (SELECT count(*) FROM user_chunks) AS chunks,"
+            " (SELECT count(DISTINCT m.entity_id) FROM mentions m"
+            "   JOIN user_chunks c ON c.hash = m.chunk_hash) AS entities",
+            (user_id, user_id, user_id),
+        )
+        return dict(row[0])
+
     # -- memories --------------------------------------------------------------
     def _ensure_user(self, conn: sqlite3.Connection, user_id: str, now: str) -> None:
         conn.execute(
