@@ -8,6 +8,10 @@
    over ``--runs`` of texts of 1 KB, 8 KB and 200 KB (this package's own
    source, as a tool result and as a Write tool call, which is JSON-escaped
    and so also goes through the decoded view).
+Times are CPU time (``process_time``), so that a loaded machine's waiting
+does not count; a fresh process needs the package's bytecode compiled
+(``python -m compileall sessions_graph``) to measure what an install pays.
+
 3. Scaling: adversarial texts (one hint repeated, so that every position is a
    starting point for some rule) at 50,000 and 200,000 characters. Linear
    patterns take about 4x as long for 4x the text; the quadratic patterns this
@@ -61,9 +65,9 @@ def corpus(size: int) -> str:
 def median_ms(func, arg: str, runs: int) -> float:  # type: ignore[no-untyped-def]
     times = []
     for _ in range(runs):
-        start = time.perf_counter()
+        start = time.process_time()
         func(arg)
-        times.append((time.perf_counter() - start) * 1000)
+        times.append((time.process_time() - start) * 1000)
     return statistics.median(times)
 
 
@@ -71,11 +75,11 @@ def fresh_process_ms(text: str) -> tuple[float, float]:
     """(import, first redact) in a new interpreter, as a hook process pays them."""
     code = (
         "import sys, time, json\n"
-        "t = time.perf_counter()\n"
+        "t = time.process_time()\n"
         "from sessions_graph.redact import redact\n"
-        "i = time.perf_counter()\n"
+        "i = time.process_time()\n"
         "redact(sys.stdin.read())\n"
-        "e = time.perf_counter()\n"
+        "e = time.process_time()\n"
         "print(json.dumps([(i - t) * 1000, (e - i) * 1000]))\n"
     )
     out = subprocess.run(

@@ -570,8 +570,9 @@ _JSON_CHARS = {
     "r": "\r",
     "t": "\t",
 }
-#: Nesting undone at most: a JSON string holding JSON holding JSON.
-_DECODE_DEPTH = 3
+#: Nesting undone at most: a JSON string holding JSON (a tool call writing a
+#: JSON file, a tool result printing one).
+_DECODE_DEPTH = 2
 
 
 #: A decoded view: the text, and for each of its characters where in the raw
@@ -656,15 +657,33 @@ def _apply_rules(text: str) -> tuple[str, int]:
     return view.text, count
 
 
-def _redact_decoded(text: str) -> tuple[str, int]:
-    """The rules again on the decoded view of ``text``; what they find there is
-    cut out of ``text`` itself (so the raw text keeps its escaping)."""
+def _escaped_stretches(text: str) -> list[tuple[int, int]]:
+    """The runs of consecutive lines that hold an escape (a backslash, a
+    ``%``, an ESC): only there does the decoded view differ from the text, so
+    only there is it built and searched. A JSON tool call is one line; a
+    tool's output is mostly lines without any."""
+    stretches: list[tuple[int, int]] = []
+    position = 0
+    for line in text.splitlines(keepends=True):
+        end = position + len(line)
+        if "\\" in line or "%" in line or "\x1b" in line:
+            if stretches and stretches[-1][1] == position:
+                stretches[-1] = (stretches[-1][0], end)
+            else:
+                stretches.append((position, end))
+        position = end
+    return stretches
+
+
+def _decoded_secrets(text: str) -> list[_Span]:
+    """The secrets the rules find in the decoded view of ``text``, as spans of
+    ``text`` itself."""
     view = _decoded_view(text)
     if view is None:
-        return text, 0
+        return []
     decoded, starts, ends = view
     current = _Text(decoded)
-    found: list[_Span] = []  # in ``text``'s positions
+    found: list[_Span] = []
     for rule in RULES:
         if not any(hint in current.lowered for hint in rule.hints):
             continue
@@ -690,6 +709,17 @@ def _redact_decoded(text: str) -> tuple[str, int]:
         new_ends += ends[last:]
         decoded, starts, ends = "".join(pieces), new_starts, new_ends
         current = _Text(decoded)
+    return found
+
+
+def _redact_decoded(text: str) -> tuple[str, int]:
+    """The rules again on the decoded view of ``text`` (of its stretches with
+    escapes); what they find there is cut out of ``text`` itself, so the raw
+    text keeps its escaping."""
+    found: list[_Span] = []
+    for first, last in _escaped_stretches(text):
+        spans = _decoded_secrets(text[first:last])
+        found += [(start + first, end + first, marker) for start, end, marker in spans]
     if not found:
         return text, 0
     # A later rule may take in an earlier one's marker: overlapping spans
@@ -698,8 +728,8 @@ def _redact_decoded(text: str) -> tuple[str, int]:
     merged: list[_Span] = []
     for start, end, marker in found:
         if merged and start < merged[-1][1]:
-            first, last_end, _ = merged[-1]
-            merged[-1] = (first, max(last_end, end), marker)
+            first_start, last_end, _ = merged[-1]
+            merged[-1] = (first_start, max(last_end, end), marker)
         elif start < end:
             merged.append((start, end, marker))
     return _splice(text, merged), len(merged)
