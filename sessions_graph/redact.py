@@ -575,64 +575,90 @@ _JSON_CHARS = {
 _DECODE_DEPTH = 2
 
 
-#: A decoded view: the text, and for each of its characters where in the raw
-#: text it starts and where it ends (an escape is several raw characters, an
-#: ANSI sequence none, so both are needed).
-_View = tuple[str, list[int], list[int]]
+class _Level:
+    """One level of escapes undone: the decoded text, and where each escape
+    sat, so that a position in the decoded text maps back to the text it
+    came from. Positions are mapped only for the secrets found, which is
+    rare: decoding itself stays one regex substitution."""
+
+    __slots__ = ("_keys", "decoded", "escapes")
+
+    def __init__(self, decoded: str, escapes: list[tuple[int, int, int, int]]) -> None:
+        self.decoded = decoded
+        #: (position in ``decoded``, start and end in the source, decoded length 0 or 1)
+        self.escapes = escapes
+        self._keys = [e[0] for e in escapes]
+
+    def _escape_at(self, position: int) -> tuple[int, int, int, int] | None:
+        """The last escape at or before ``position`` of the decoded text."""
+        low, high = 0, len(self._keys)
+        while low < high:  # bisect_right, without importing bisect for this
+            middle = (low + high) // 2
+            if self._keys[middle] <= position:
+                low = middle + 1
+            else:
+                high = middle
+        return self.escapes[low - 1] if low else None
+
+    def start(self, position: int) -> int:
+        """Where decoded character ``position`` starts in the source."""
+        escape = self._escape_at(position)
+        if escape is None:
+            return position
+        at, start, end, length = escape
+        return start if position < at + length else end + position - at - length
+
+    def end(self, position: int) -> int:
+        """Where decoded character ``position`` ends in the source."""
+        escape = self._escape_at(position)
+        if escape is None:
+            return position + 1
+        at, _start, end, length = escape
+        return end if position < at + length else end + position - at - length + 1
 
 
-def _decode(text: str) -> _View | None:
+def _decode(text: str) -> _Level | None:
     """``text`` with one level of escapes undone; None if there is none."""
     global _escapes
     if _escapes is None:
         _escapes = re.compile(_ESCAPES_SOURCE, re.VERBOSE)
-    pieces: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    last = 0
-    for match in _escapes.finditer(text):
-        start = match.start()
-        pieces.append(text[last:start])
-        starts.extend(range(last, start))
-        ends.extend(range(last + 1, start + 1))
-        if match.group("hex") is not None:
+    escapes: list[tuple[int, int, int, int]] = []
+    shift = 0  # how much shorter the decoded text is so far
+
+    def undo(match: re.Match[str]) -> str:
+        nonlocal shift
+        kind = match.lastgroup
+        if kind == "hex":
             char = chr(int(match.group("hex"), 16))
-        elif match.group("c") is not None:
+        elif kind == "c":
             char = _JSON_CHARS[match.group("c")]
-        elif match.group("pct") is not None:
+        elif kind == "pct":
             char = chr(int(match.group("pct"), 16))
         else:
             char = ""  # an ANSI sequence shows nothing
-        if char:
-            pieces.append(char)
-            starts.append(start)
-            ends.append(match.end())
-        last = match.end()
-    if not last:
-        return None
-    pieces.append(text[last:])
-    starts.extend(range(last, len(text)))
-    ends.extend(range(last + 1, len(text) + 1))
-    return "".join(pieces), starts, ends
+        start, end = match.span()
+        escapes.append((start - shift, start, end, len(char)))
+        shift += end - start - len(char)
+        return char
+
+    decoded = _escapes.sub(undo, text)
+    return _Level(decoded, escapes) if escapes else None
 
 
-def _decoded_view(text: str) -> _View | None:
-    """``_decode`` repeated while it changes something (at most
-    ``_DECODE_DEPTH`` times), its position maps composed."""
+def _decoded_view(text: str) -> list[_Level]:
+    """The levels of escapes undone in ``text``, outermost first (at most
+    ``_DECODE_DEPTH``); [] if it has none."""
     if "\\" not in text and "%" not in text and "\x1b" not in text:
-        return None  # the common case, and no pattern to compile for it
-    view = _decode(text)
-    if view is None:
-        return None
-    decoded, starts, ends = view
-    for _ in range(_DECODE_DEPTH - 1):
-        deeper = _decode(decoded)
-        if deeper is None:
+        return []  # the common case, and no pattern to compile for it
+    levels: list[_Level] = []
+    current = text
+    for _ in range(_DECODE_DEPTH):
+        level = _decode(current)
+        if level is None:
             break
-        decoded, inner_starts, inner_ends = deeper
-        starts = [starts[i] for i in inner_starts]
-        ends = [ends[i - 1] for i in inner_ends]
-    return decoded, starts, ends
+        levels.append(level)
+        current = level.decoded
+    return levels
 
 
 def _splice(text: str, spans: list[_Span]) -> str:
@@ -677,39 +703,25 @@ def _escaped_stretches(text: str) -> list[tuple[int, int]]:
 
 def _decoded_secrets(text: str) -> list[_Span]:
     """The secrets the rules find in the decoded view of ``text``, as spans of
-    ``text`` itself."""
-    view = _decoded_view(text)
-    if view is None:
+    ``text`` itself. A rule's match overlapping an earlier rule's secret is
+    dropped, as in the raw text, where the earlier marker stops it."""
+    levels = _decoded_view(text)
+    if not levels:
         return []
-    decoded, starts, ends = view
-    current = _Text(decoded)
+    view = _Text(levels[-1].decoded)
     found: list[_Span] = []
     for rule in RULES:
-        if not any(hint in current.lowered for hint in rule.hints):
-            continue
-        spans = rule.find(current)
-        if not spans:
-            continue
-        found += [(starts[start], ends[end - 1], marker) for start, end, marker in spans]
-        # Splice the markers into the view too (so later rules skip them),
-        # each marker character standing for its whole secret.
-        pieces: list[str] = []
-        new_starts: list[int] = []
-        new_ends: list[int] = []
-        last = 0
-        for start, end, marker in spans:
-            pieces += (decoded[last:start], marker)
-            new_starts += starts[last:start]
-            new_starts += [starts[start]] * len(marker)
-            new_ends += ends[last:start]
-            new_ends += [ends[end - 1]] * len(marker)
-            last = end
-        pieces.append(decoded[last:])
-        new_starts += starts[last:]
-        new_ends += ends[last:]
-        decoded, starts, ends = "".join(pieces), new_starts, new_ends
-        current = _Text(decoded)
-    return found
+        if any(hint in view.lowered for hint in rule.hints):
+            for start, end, marker in rule.find(view):
+                if not any(start < e and s < end for s, e, _ in found):
+                    found.append((start, end, marker))
+    spans = []
+    for start, end, marker in found:
+        last = end - 1
+        for level in reversed(levels):  # innermost first, back to the text
+            start, last = level.start(start), level.end(last) - 1
+        spans.append((start, last + 1, marker))
+    return spans
 
 
 def _redact_decoded(text: str) -> tuple[str, int]:
