@@ -6,14 +6,12 @@ limits, query syntax, timestamps); engines only store and fetch.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sessions_graph import query as query_lang
 from sessions_graph.clock import parse_timestamp, utcnow
-from sessions_graph.engines.base import ACTION_TYPES, Engine
+from sessions_graph.engines.base import ACTION_TYPES, ActionsAdded, Engine, ImportCursor
 from sessions_graph.errors import ConfigError, MemoryValidationError
 from sessions_graph.redact import redact_counted
 from sessions_graph.settings import Settings, load_settings
@@ -49,12 +47,18 @@ def _models() -> Any:
     return models
 
 
-def open_engine(settings: Settings, *, fail_fast: bool = False) -> Engine:
+def open_engine(
+    settings: Settings, *, fail_fast: bool = False, wait_budget: float | None = None
+) -> Engine:
     """The engine the settings name: Memgraph if configured, else embedded.
 
     ``fail_fast`` is for hooks: a Memgraph server that is down is reported
     after a short try (the hook then spools the event) instead of after the
-    full retry budget a batch job can afford.
+    full retry budget a batch job can afford. ``wait_budget`` (seconds), also
+    for hooks: an embedded file locked by other processes is waited for that
+    long in all, not for the busy timeout of each write. And a hook's embedded
+    file keeps its WAL for the next hook process instead of having each one
+    checkpoint and delete it.
     """
     if settings.engine_name == "memgraph":
         from sessions_graph.engines.memgraph import MemgraphEngine
@@ -74,7 +78,7 @@ def open_engine(settings: Settings, *, fail_fast: bool = False) -> Engine:
         )
     from sessions_graph.engines.sqlite import SQLiteEngine
 
-    return SQLiteEngine(settings.db)
+    return SQLiteEngine(settings.db, wait_budget=wait_budget, checkpoint_on_close=not fail_fast)
 
 
 class SessionsGraph:
@@ -132,6 +136,8 @@ class SessionsGraph:
         check_id(user_id, "user_id")
         check_content(content)
         check_optional_id(session_id, "session_id")
+        import uuid  # off the hook path, which never saves a memory
+
         now = utcnow()
         row = {
             "memory_id": str(uuid.uuid4()),
@@ -168,6 +174,8 @@ class SessionsGraph:
         ``query`` uses Tantivy's syntax (words, "phrases", AND / OR / NOT,
         parentheses, ``prefix*``); anything else raises ``InvalidQueryError``.
         """
+        from sessions_graph import query as query_lang  # hooks that only capture never search
+
         check_id(user_id, "user_id")
         parsed = query_lang.parse(query)
         rows = self.engine.search_memories(user_id, parsed, check_limit(limit))
@@ -226,11 +234,21 @@ class SessionsGraph:
         ``tool_use_id``, ``is_error``. The text is stored redacted (secrets
         become ``[REDACTED:kind]``) and cut to ``MAX_ACTION_CHARS``; the
         action's ``redactions`` counts the secrets that went. An ``action_id``
-        already stored in this session is skipped; ids are unique across sessions (an id recorded in
-        another session raises ``MemoryValidationError``). ``user_id``, when
-        given, must own the session; without it, a known session's owner is
-        used, and an unknown session is created for the configured user.
+        already recorded is
+        skipped: in this session (a redelivery), or in another one (an action
+        belongs to the session that recorded it first; a resumed or forked
+        agent session repeats earlier entries). ``record_actions_report`` also
+        counts the latter. ``user_id``, when given, must own the session;
+        without it, a known session's owner is used, and an unknown session is
+        created for the configured user.
         """
+        return self.record_actions_report(session_id, actions, user_id=user_id).added
+
+    def record_actions_report(
+        self, session_id: str, actions: Iterable[Mapping[str, Any]], *, user_id: str | None = None
+    ) -> ActionsAdded:
+        """``record_actions``, also saying how many actions were skipped because
+        another session recorded them first (``foreign``)."""
         check_id(session_id, "session_id")
         rows = [_action_row(a) for a in actions]
         if user_id is None:
@@ -238,7 +256,7 @@ class SessionsGraph:
             user_id = known["user_id"] if known else self.settings.user_id
         check_id(user_id, "user_id")
         if not rows:
-            return 0
+            return ActionsAdded(0, 0)
         return self.engine.add_actions(session_id, user_id, rows)
 
     def record_session_end(self, session_id: str) -> bool:
@@ -276,16 +294,65 @@ class SessionsGraph:
     def import_cursor(self, session_id: str, source: str) -> int:
         """How far (bytes) the transcript ``source`` of a session was imported."""
         check_id(session_id, "session_id")
-        return self.engine.get_import_cursor(session_id, _check_source(source))
+        cursor = self.engine.get_import_cursor(session_id)
+        return cursor.offset if cursor and cursor.source == _check_source(source) else 0
 
-    def set_import_cursor(self, session_id: str, source: str, offset: int) -> None:
-        """Remember how far a session's transcript was imported."""
+    def import_cursor_state(self, session_id: str) -> ImportCursor | None:
+        """The session's import cursor (source, offset, fingerprint), or None."""
+        check_id(session_id, "session_id")
+        return self.engine.get_import_cursor(session_id)
+
+    def set_import_cursor(
+        self, session_id: str, source: str, offset: int, fingerprint: str | None = None
+    ) -> None:
+        """Remember how far a session's transcript was imported, with the
+        fingerprint of the prefix read (see ``hooks.transcript.fingerprint``)."""
         check_id(session_id, "session_id")
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
             raise MemoryValidationError("an import cursor is a byte offset >= 0")
-        self.engine.set_import_cursor(session_id, _check_source(source), offset)
+        if fingerprint is not None and (not isinstance(fingerprint, str) or len(fingerprint) > 64):
+            raise MemoryValidationError("an import fingerprint is a string of <= 64 characters")
+        self.engine.set_import_cursor(session_id, _check_source(source), offset, fingerprint)
 
-    # -- reading what reconciliation found ---------------------------------
+    # -- where the user left off ------------------------------------------------
+    def recent_sessions(
+        self,
+        user_id: str,
+        *,
+        project_key: str | None = None,
+        limit: int = 5,
+        before: str | None = None,
+        preview_chars: int = 500,
+    ) -> list[dict[str, Any]]:
+        """The user's sessions, newest first, each with its first request and
+        last answer cut to ``preview_chars`` characters (see
+        ``Engine.recent_sessions`` for the fields). ``project_key`` keeps one
+        project's; ``before`` (an ISO 8601 time) pages back in time. Plain
+        dicts, not models: the SessionStart hook reads this on every new
+        session and must not load pydantic."""
+        check_id(user_id, "user_id")
+        if project_key is not None and (
+            not isinstance(project_key, str) or not project_key or len(project_key) > 4096
+        ):
+            raise MemoryValidationError("project_key must be a string of 1-4096 characters")
+        moment = None
+        if before is not None:
+            moment = parse_timestamp(before) if isinstance(before, str) else None
+            if moment is None:
+                raise MemoryValidationError(f"before must be an ISO 8601 time, got {before!r}")
+        if (
+            isinstance(preview_chars, bool)
+            or not isinstance(preview_chars, int)
+            or not 1 <= preview_chars <= MAX_ACTION_CHARS
+        ):
+            raise MemoryValidationError(
+                f"preview_chars must be an integer from 1 to {MAX_ACTION_CHARS}"
+            )
+        return self.engine.recent_sessions(
+            user_id, _valid_utf8(project_key), check_limit(limit), moment, preview_chars
+        )
+
+
     def session_entities(self, session_id: str) -> list[EntityMention]:
         """Entities mentioned in a session, as this session mentions them: the
         type is the first its chunks gave, the description joins its chunks'
@@ -380,13 +447,16 @@ class SessionsGraph:
         *,
         concurrency: int | None = None,
         lease_seconds: float | None = None,
+        extractor: str | None = None,
     ) -> ReconciliationSummary:
         """Chunk, dedup and extract one session now (any status, unless a live
-        run holds it). Raises ``ReconciliationNotConfiguredError`` without an LLM."""
+        run holds it). ``extractor``: ``llm``, ``local`` or ``auto`` (default:
+        the ``extractor`` setting); ``llm`` without an LLM raises
+        ``ReconciliationNotConfiguredError``."""
         from sessions_graph.reconcile import pipeline
 
         check_id(session_id, "session_id")
-        options = _run_options(entity_workspace, concurrency, lease_seconds)
+        options = _run_options(entity_workspace, concurrency, lease_seconds, extractor)
         return await pipeline.reconcile_session(
             self.engine, self.settings, session_id, options, llm_model_func
         )
@@ -416,12 +486,13 @@ class SessionsGraph:
         lease_seconds: float | None = None,
         on_claimed: Callable[[list[str]], None] | None = None,
         on_result: Callable[[ReconciliationSummary], None] | None = None,
+        extractor: str | None = None,
     ) -> list[ReconciliationSummary]:
         """Sweep: claim up to ``limit`` waiting sessions, oldest first (failed
         ones too with ``retry_failed``), and reconcile them concurrently."""
         from sessions_graph.reconcile import pipeline
 
-        options = _run_options(entity_workspace, concurrency, lease_seconds)
+        options = _run_options(entity_workspace, concurrency, lease_seconds, extractor)
         return await pipeline.reconcile_pending(
             self.engine,
             self.settings,
@@ -435,7 +506,10 @@ class SessionsGraph:
 
 
 def _run_options(
-    entity_workspace: str | None, concurrency: int | None, lease_seconds: float | None
+    entity_workspace: str | None,
+    concurrency: int | None,
+    lease_seconds: float | None,
+    extractor: str | None = None,
 ) -> Any:
     """Checked options of a reconciliation run (``pipeline.RunOptions``)."""
     from sessions_graph.reconcile import pipeline
@@ -459,8 +533,15 @@ def _run_options(
             f"lease_seconds must be a number of seconds from {MIN_LEASE_SECONDS:g}"
             f" to {MAX_LEASE_SECONDS:g}"
         )
+    if extractor is not None and extractor not in pipeline.EXTRACTOR_CHOICES:
+        raise MemoryValidationError(
+            f"extractor must be one of {', '.join(pipeline.EXTRACTOR_CHOICES)}"
+        )
     return pipeline.RunOptions(
-        entity_workspace=entity_workspace, concurrency=concurrency, lease_seconds=lease_seconds
+        entity_workspace=entity_workspace,
+        concurrency=concurrency,
+        lease_seconds=lease_seconds,
+        extractor=extractor,
     )
 
 

@@ -20,6 +20,7 @@ from test_hooks_helpers import ClaudeTranscript, claude_payload, codex_rollout_l
 from sessions_graph.engines.sqlite import SQLiteEngine
 from sessions_graph.graph import SessionsGraph
 from sessions_graph.hooks import history, transcript
+from sessions_graph.hooks.handle import project_key
 from sessions_graph.settings import Settings
 
 CLI = [sys.executable, "-m", "sessions_graph"]
@@ -235,6 +236,7 @@ def test_codex_hooks_then_import(home: Path, graph: SessionsGraph) -> None:
         "skipped": 0,
         "other_user": 0,
         "failed": 0,
+        "foreign": 0,
     }
     assert len(graph.get_actions(CODEX_SID)) == 5
 
@@ -301,6 +303,39 @@ def test_a_transcript_that_vanishes_fails_its_file_only(home: Path, graph: Sessi
     assert summary.line() == "imported 2 files: 1 session, 5 new actions, 0 skipped, 1 failed"
     assert graph.get_session(CLAUDE_SID) is None and graph.session_owner(CODEX_SID) == "alice"
     assert path.exists()
+
+
+def test_a_resumed_session_keeps_only_what_is_new(home: Path, graph: SessionsGraph) -> None:
+    t, expected = claude_session(home)
+    # Resuming copies the earlier entries into the new session's transcript,
+    # then appends the new turns. Its file name sorts first: order by age.
+    resumed_sid = "0c1d2e3f-4a5b-4c6d-8e9f-a0b1c2d3e4f5"
+    resumed = ClaudeTranscript(t.path.with_name(f"{resumed_sid}.jsonl"), resumed_sid)
+    resumed.path.write_bytes(t.path.read_bytes())
+    os.utime(t.path, (1_700_000_000, 1_700_000_000))  # written before the copy
+    resumed.seconds = t.seconds
+    new = [resumed.user("And now the deploy?")["uuid"], resumed.assistant("Deployed.")["uuid"]]
+    summary = history.import_history(graph, history.find_transcripts([home]), "alice")
+    assert (summary.files, summary.sessions, summary.added, summary.foreign) == (2, 2, 14, 12)
+    assert summary.line() == (
+        "imported 2 files: 2 sessions, 14 new actions, 0 skipped;"
+        " 12 actions were already another session's (resumed sessions)"
+    )
+    assert [a.action_id for a in graph.get_actions(CLAUDE_SID)] == expected
+    assert [a.action_id for a in graph.get_actions(resumed_sid)] == new
+
+
+def test_a_file_the_store_refuses_fails_alone(home: Path, graph: SessionsGraph) -> None:
+    claude_session(home)
+    codex_session(home)
+    project = home / ".claude" / "projects" / "-home-dev-project"
+    long_cwd = ClaudeTranscript(project / "s-long.jsonl", "s-long", cwd="/x" * 3000)
+    long_cwd.user("hello")
+    summary = history.import_history(graph, history.find_transcripts([home]), "alice")
+    assert (summary.files, summary.sessions, summary.failed) == (3, 2, 1)
+    assert summary.added == 12 + 5
+    assert graph.get_actions("s-long") == []
+    assert project_key("/x" * 3000) == "x"  # too long for the OS to look up: no crash
 
 
 def test_claude_config_dir_and_codex_home_are_honoured(

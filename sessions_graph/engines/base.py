@@ -28,9 +28,18 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 Record = dict[str, Any]
+
+
+class ActionsAdded(NamedTuple):
+    """What ``add_actions`` did with a batch: ``added`` actions were new to the
+    session; ``foreign`` ones were skipped because another session recorded
+    their id first (a resumed or forked agent session repeats earlier entries)."""
+
+    added: int
+    foreign: int
 
 #: Session.reconciliation_status values.
 PENDING, RUNNING, RECONCILED, FAILED = "pending", "running", "reconciled", "failed"
@@ -39,6 +48,30 @@ PENDING, RUNNING, RECONCILED, FAILED = "pending", "running", "reconciled", "fail
 ACTION_TYPES = frozenset(
     {"user_message", "assistant_message", "tool_call", "tool_result", "system_message"}
 )
+
+# -- extractors ----------------------------------------------------------------
+#: The extractors that mark a chunk extracted: LightRAG with an LLM, and the
+#: local (pattern / named-entity model) one. A chunk is marked per workspace
+#: *and* extractor, so that an LLM pass over locally extracted chunks still
+#: finds them to do; existing marks without an extractor are the LLM's.
+LLM_EXTRACTOR, LOCAL_EXTRACTOR = "llm", "local"
+EXTRACTORS = (LLM_EXTRACTOR, LOCAL_EXTRACTOR)
+
+
+class ImportCursor(NamedTuple):
+    """How far a session's transcript ``source`` was imported: ``offset`` bytes,
+    whose prefix had ``fingerprint`` (None: nothing read yet), so that a file
+    rewritten since is noticed and read again instead of from mid-line."""
+
+    source: str
+    offset: int
+    fingerprint: str | None
+
+
+def not_found_for_user(session_id: str, user_id: str) -> str:
+    """The refusal of a write into another user's session, worded as for a
+    session that does not exist: it must not tell ``user_id`` whose it is."""
+    return f"session {session_id!r} not found for user {user_id!r}"
 
 
 class Engine(ABC):
@@ -122,20 +155,24 @@ class Engine(ABC):
     @abstractmethod
     def add_actions(
         self, session_id: str, user_id: str, actions: Sequence[Record]
-    ) -> int:
-        """Append actions to a session in one transaction; return how many were new.
+    ) -> ActionsAdded:
+        """Append actions to a session in one transaction; say how many were new
+        and how many were skipped as another session's.
 
         Each action has ``action_id``, ``action_type``, ``text`` (already
         redacted by the façade), ``timestamp``, ``tool_name``, ``tool_use_id``,
         ``is_error`` and ``redactions`` (how many secrets the text lost). An
-        ``action_id`` already stored in this session is skipped (delivery is
-        at-least-once); one stored in another session refuses the whole batch
-        with ``MemoryValidationError`` (ids are unique across sessions). A known
-        session must be ``user_id``'s (``MemoryValidationError`` otherwise). New
-        actions get the next ``seq`` numbers and are chained to the previous
-        last action with FOLLOWED_BY. An unknown session (and its user) is
-        created, dated by the first action. A session that was
-        reconciled or failed and receives new actions goes back to pending.
+        ``action_id`` already stored
+        in this session is skipped (delivery is at-least-once). An ``action_id``
+        stored in another session is skipped too and counted in ``foreign``: an
+        action belongs to the session that recorded it first (agent runtimes
+        copy earlier entries into a resumed or forked session's transcript), and
+        one such entry must not hold up the rest of the batch. A known session
+        must be ``user_id``'s (``MemoryValidationError`` otherwise). New actions
+        get the next ``seq`` numbers and are chained to the previous last action
+        with FOLLOWED_BY. An unknown session (and its user) is created, dated by
+        the first action. A session that was reconciled or failed and receives
+        new actions goes back to pending.
         """
 
     @abstractmethod
@@ -162,12 +199,41 @@ class Engine(ABC):
         0 for an action stored without the count."""
 
     @abstractmethod
-    def get_import_cursor(self, session_id: str, source: str) -> int:
-        """How far (bytes) a transcript ``source`` has been imported; 0 if never."""
+    def get_import_cursor(self, session_id: str) -> ImportCursor | None:
+        """The session's import cursor (one transcript source per session), or
+        None if none was stored (or the session is unknown)."""
 
     @abstractmethod
-    def set_import_cursor(self, session_id: str, source: str, offset: int) -> None:
-        """Remember how far a transcript has been imported."""
+    def set_import_cursor(
+        self, session_id: str, source: str, offset: int, fingerprint: str | None = None
+    ) -> None:
+        """Remember how far a transcript has been imported, and the fingerprint
+        of the prefix read, replacing the session's cursor (whatever its source)."""
+
+    # -- recent sessions (where the user left off) ---------------------------
+    # Read by the SessionStart hook on every new session and by the MCP
+    # ``list_sessions`` tool: one narrow read, so that neither fetches whole
+    # sessions to show two lines of each.
+
+    @abstractmethod
+    def recent_sessions(
+        self,
+        user_id: str,
+        project_key: str | None,
+        limit: int,
+        before: str | None,
+        preview_chars: int,
+    ) -> list[Record]:
+        """The user's sessions, newest first (``started_at``, then
+        ``session_id``, descending), only those of ``project_key`` when given
+        and only those started before ``before`` when given (paging). Each
+        record has ``session_id``, ``user_id``, ``started_at``, ``ended_at``,
+        ``cwd``, ``project_key``, ``action_count``, and the session's first
+        ``user_message`` and last ``assistant_message`` (by ``seq``):
+        ``first_user_message`` / ``last_assistant_message`` (their text cut to
+        ``preview_chars`` characters, None if there is none) with
+        ``first_user_message_at`` / ``last_assistant_message_at`` (their
+        timestamps). Another user's session is never returned."""
 
     # -- reconciliation ------------------------------------------------------
     # A run claims sessions with an owner and a lease, and claims each chunk
@@ -218,19 +284,30 @@ class Engine(ABC):
         entities left with no mention are deleted with their relations."""
 
     @abstractmethod
-    def unextracted_chunks(self, session_id: str, workspace: str) -> list[Record]:
-        """Chunks ({hash, text}) of the session's units not yet extracted into
-        ``workspace``, in unit order, each once."""
+    def unextracted_chunks(
+        self, session_id: str, workspace: str, extractors: Sequence[str] = (LLM_EXTRACTOR,)
+    ) -> list[Record]:
+        """Chunks of the session's units that none of ``extractors`` has
+        extracted into ``workspace``, in unit order, each once: ``hash``,
+        ``text`` and ``extracted_by`` (the extractors that did extract it
+        there, sorted: a chunk the local extractor did waits for the LLM)."""
 
     @abstractmethod
     def claim_chunks(
-        self, hashes: Sequence[str], workspace: str, owner: str, lease_seconds: float
+        self,
+        hashes: Sequence[str],
+        workspace: str,
+        owner: str,
+        lease_seconds: float,
+        extractors: Sequence[str] = (LLM_EXTRACTOR,),
     ) -> set[str]:
         """Atomically claim for ``owner``, of the chunks ``hashes``, those it may
         extract into ``workspace`` now; return their hashes.
 
-        Claimable: a stored chunk not yet extracted into ``workspace`` and not
-        held there by another owner's live claim. An expired claim is taken
+        Claimable: a stored chunk that none of ``extractors`` has extracted into
+        ``workspace`` and that is not held there by another owner's live claim
+        (one claim per chunk and workspace, whatever the extractor, so that two
+        extractors never save the same chunk at once). An expired claim is taken
         over and ``owner``'s own claim is renewed; either way it now expires
         ``lease_seconds`` from now. Unknown and extracted chunks are never
         returned. ``save_extraction`` ends the claim, and a deleted chunk's
@@ -245,15 +322,18 @@ class Engine(ABC):
         workspace: str,
         entities: Sequence[Record],
         relations: Sequence[Record],
+        extractor: str = LLM_EXTRACTOR,
     ) -> None:
         """In one transaction, record what extraction found in one chunk, mark
-        the chunk extracted for ``workspace`` and end any claim on it there
-        (``claim_chunks``). ``entities``: {name, entity_type,
+        the chunk extracted for ``workspace`` by ``extractor`` and end any
+        claim on it there (``claim_chunks``). ``entities``: {name, entity_type,
         description}; ``relations``: {source, target, description, keywords,
         weight}. An entity is one node per (workspace, name), linked to every
         chunk that mentions it; the description is kept per mention, so that
         reading an entity never shows text from another user's chunk. Saving
-        the same chunk again replaces its mentions and relations. A relation
+        the same chunk again replaces its mentions and relations in the
+        workspace, whichever extractor made them (the pipeline passes a later
+        extractor's findings merged with the earlier one's). A relation
         end not among ``entities`` becomes an entity mentioned by the chunk
         with no type or description (as LightRAG does); an entity's type is
         the first non-empty type any mention gave it; a name listed twice

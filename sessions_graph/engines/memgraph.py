@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -73,15 +72,26 @@ from sessions_graph.clock import utcnow
 from sessions_graph.cypher import load, render, statements
 from sessions_graph.engines import lightrag_fields as fields
 from sessions_graph.engines import memgraph_server as server
-from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, RUNNING, Engine, Record
+from sessions_graph.engines.base import (
+    EXTRACTORS,
+    FAILED,
+    LLM_EXTRACTOR,
+    PENDING,
+    RECONCILED,
+    RUNNING,
+    ActionsAdded,
+    Engine,
+    ImportCursor,
+    Record,
+    not_found_for_user,
+)
 from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
 from sessions_graph.query import (
     Node,
-    Or,
-    Term,
     has_prefix,
+    local_score,
     matches,
-    term_hits,
+    needs_local,
     to_tantivy,
     tokenize,
 )
@@ -239,18 +249,6 @@ def turn_search_query(terms: Sequence[Sequence[str]], field: str, key: str) -> s
 def user_search_query(node: Node, key: str) -> str:
     """The Tantivy query for one user: the user's key is required."""
     return f"+data.user_key:{key} +{to_tantivy(node, 'data.content')}"
-
-
-def local_score(node: Node, tokens: Sequence[str]) -> float:
-    """A relevance score for the prefix path: positive hits, damped by length."""
-
-    def positive_hits(n: Node) -> int:
-        if isinstance(n, Term):
-            return term_hits(n, tokens)
-        children = n.should if isinstance(n, Or) else n.must
-        return sum(positive_hits(c) for c in children)
-
-    return positive_hits(node) / math.sqrt(max(len(tokens), 1))
 
 
 # -- the engine -----------------------------------------------------------------
@@ -509,7 +507,7 @@ class MemgraphEngine(Engine):
         """MERGE the session for ``user_id``; refuse one owned by another user."""
         owner = _rows(tx, "session/ensure", session_id=session_id, user_id=user_id, now=now)
         if owner[0]["owner"] != user_id:
-            raise MemoryValidationError(f"session {session_id!r} belongs to another user")
+            raise MemoryValidationError(not_found_for_user(session_id, user_id))
         _rows(tx, "session/link_user", session_id=session_id, user_id=user_id)
 
     def _touch(self, tx: Any, session_id: str, added_actions: int = 0) -> None:
@@ -549,7 +547,7 @@ class MemgraphEngine(Engine):
         return self._read("memory/list_by_session", session_id=session_id, limit=limit)
 
     def search_memories(self, user_id: str, query: Any, limit: int) -> list[Record]:
-        if has_prefix(query):
+        if has_prefix(query) or needs_local(query):
             return self._search_locally(user_id, query, limit)
         rows = self._read(
             self._server_form("memory/search"),
@@ -622,8 +620,10 @@ class MemgraphEngine(Engine):
 
         self._write(work)
 
-    def add_actions(self, session_id: str, user_id: str, actions: Sequence[Record]) -> int:
-        def work(tx: Any) -> int:
+    def add_actions(
+        self, session_id: str, user_id: str, actions: Sequence[Record]
+    ) -> ActionsAdded:
+        def work(tx: Any) -> ActionsAdded:
             # Only an unknown session is created (dated by its first action); a
             # known one must be ``user_id``'s.
             state = _rows(tx, "session/action_state", session_id=session_id)
@@ -631,37 +631,36 @@ class MemgraphEngine(Engine):
                 now = (actions[0].get("timestamp") if actions else None) or utcnow()
                 self._ensure_session(tx, session_id, user_id, now)
             elif state[0]["owner"] != user_id:
-                raise MemoryValidationError(f"session {session_id!r} belongs to another user")
-            new = self._new_actions(tx, session_id, actions)
+                raise MemoryValidationError(not_found_for_user(session_id, user_id))
+            new, foreign = self._new_actions(tx, session_id, actions)
             if not new:
-                return 0
+                return ActionsAdded(0, foreign)
             known = state[0] if state else {"action_count": 0, "last_action_id": None}
             rows, links = _number_actions(new, known["action_count"] or 0, known["last_action_id"])
             _rows(tx, "action/create", session_id=session_id, actions=rows)
             _rows(tx, "action/chain", links=links)
             self._touch(tx, session_id, added_actions=len(rows))
             self._index_turns(tx, session_id, user_id, rows[0]["seq"])
-            return len(rows)
+            return ActionsAdded(len(rows), foreign)
 
         return self._write(work)
 
     @staticmethod
-    def _new_actions(tx: Any, session_id: str, actions: Sequence[Record]) -> list[Record]:
-        """The actions not stored yet, each id once, in the order given; an id
-        stored in another session refuses the batch."""
+    def _new_actions(
+        tx: Any, session_id: str, actions: Sequence[Record]
+    ) -> tuple[list[Record], int]:
+        """The actions not stored yet, each id once, in the order given, and how
+        many distinct ids another session holds (skipped: an action stays with
+        the session that recorded it first)."""
         ids = [a["action_id"] for a in actions]
         rows = _rows(tx, "action/existing", action_ids=ids)
-        if any(r["session_id"] != session_id for r in rows):
-            raise MemoryValidationError(
-                "an action_id of this batch is already recorded in another session:"
-                " action ids are unique across sessions (use the runtime's own ids)"
-            )
         stored = {r["action_id"] for r in rows}
+        foreign = len({r["action_id"] for r in rows if r["session_id"] != session_id})
         new: dict[str, Record] = {}
         for action in actions:
             if action["action_id"] not in stored:
                 new.setdefault(action["action_id"], action)
-        return list(new.values())
+        return list(new.values()), foreign
 
     def _queue(self, session_id: str, ended_at: str | None) -> bool:
         rows = self._write(
@@ -698,11 +697,36 @@ class MemgraphEngine(Engine):
             row["redactions"] = row["redactions"] or 0  # actions recorded before the count
         return rows
 
-    def get_import_cursor(self, session_id: str, source: str) -> int:
-        rows = self._read("session/get_cursor", session_id=session_id, source=source)
-        return (rows[0]["import_offset"] or 0) if rows else 0
+    def recent_sessions(
+        self,
+        user_id: str,
+        project_key: str | None,
+        limit: int,
+        before: str | None,
+        preview_chars: int,
+    ) -> list[Record]:
+        rows = self._read(
+            "session/recent",
+            user_id=user_id,
+            project_key=project_key,
+            limit=limit,
+            before=before,
+            preview_chars=preview_chars,
+        )
+        for row in rows:
+            row["action_count"] = row.get("action_count") or 0
+        return rows
 
-    def set_import_cursor(self, session_id: str, source: str, offset: int) -> None:
+    def get_import_cursor(self, session_id: str) -> ImportCursor | None:
+        rows = self._read("session/get_cursor", session_id=session_id)
+        if not rows:
+            return None
+        row = rows[0]
+        return ImportCursor(row["import_source"], row["import_offset"] or 0, row["fingerprint"])
+
+    def set_import_cursor(
+        self, session_id: str, source: str, offset: int, fingerprint: str | None = None
+    ) -> None:
         self._write(
             lambda tx: _rows(
                 tx,
@@ -710,6 +734,7 @@ class MemgraphEngine(Engine):
                 session_id=session_id,
                 source=source,
                 import_offset=offset,
+                fingerprint=fingerprint,
             )
         )
 
@@ -807,21 +832,32 @@ class MemgraphEngine(Engine):
 
         self._write(work)
 
-    def unextracted_chunks(self, session_id: str, workspace: str) -> list[Record]:
+    def unextracted_chunks(
+        self, session_id: str, workspace: str, extractors: Sequence[str] = (LLM_EXTRACTOR,)
+    ) -> list[Record]:
         check_workspace(workspace)
         rows = self._read("reconcile/session_chunks", session_id=session_id)
         rows.sort(key=lambda r: (r["part"], r["unit_order"], r["unit_key"], r["position"]))
+        marks = {extraction_mark(workspace, e): e for e in _all_extractors(extractors)}
+        wanted = {extraction_mark(workspace, e) for e in extractors}
         seen: set[str] = set()
         out = []
         for row in rows:
-            if row["hash"] in seen or workspace in row["extracted_in"]:
+            done = set(row["extracted_in"])
+            if row["hash"] in seen or done & wanted:
                 continue
             seen.add(row["hash"])
-            out.append({"hash": row["hash"], "text": row["text"]})
+            by = sorted(marks[m] for m in done if m in marks)
+            out.append({"hash": row["hash"], "text": row["text"], "extracted_by": by})
         return out
 
     def claim_chunks(
-        self, hashes: Sequence[str], workspace: str, owner: str, lease_seconds: float
+        self,
+        hashes: Sequence[str],
+        workspace: str,
+        owner: str,
+        lease_seconds: float,
+        extractors: Sequence[str] = (LLM_EXTRACTOR,),
     ) -> set[str]:
         check_workspace(workspace)
         if not hashes:
@@ -833,6 +869,7 @@ class MemgraphEngine(Engine):
                 "reconcile/claim_chunks",
                 hashes=sorted(set(hashes)),
                 workspace=workspace,
+                marks=sorted({extraction_mark(workspace, e) for e in extractors}),
                 owner=owner,
                 now=now,
                 expires_at=now + lease_seconds,
@@ -954,6 +991,7 @@ class MemgraphEngine(Engine):
         workspace: str,
         entities: Sequence[Record],
         relations: Sequence[Record],
+        extractor: str = LLM_EXTRACTOR,
     ) -> None:
         check_workspace(workspace)
         self._ensure_workspace(workspace)
@@ -970,7 +1008,13 @@ class MemgraphEngine(Engine):
         ]
 
         def work(tx: Any) -> None:
-            found = _rows(tx, "reconcile/mark_extracted", hash=chunk_hash, workspace=workspace)
+            found = _rows(
+                tx,
+                "reconcile/mark_extracted",
+                hash=chunk_hash,
+                workspace=workspace,
+                mark=extraction_mark(workspace, extractor),
+            )
             if not _count(found, "found"):
                 return  # collected since it was read: nothing left to describe
             old = [
@@ -1102,6 +1146,18 @@ class MemgraphEngine(Engine):
             return counts
 
         return self._write(work)
+
+
+def extraction_mark(workspace: str, extractor: str) -> str:
+    """The entry of ``Chunk.extracted_in`` that says ``extractor`` extracted the
+    chunk into ``workspace``: the workspace itself for the LLM (as before there
+    were other extractors), ``extractor:workspace`` otherwise (a workspace name
+    holds no ':', so the two never collide)."""
+    return workspace if extractor == LLM_EXTRACTOR else f"{extractor}:{workspace}"
+
+
+def _all_extractors(extra: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys([*EXTRACTORS, *extra]))
 
 
 def _number_actions(

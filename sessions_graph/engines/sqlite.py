@@ -35,15 +35,49 @@ from pathlib import Path
 from typing import Any
 
 from sessions_graph.clock import utcnow
-from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, RUNNING, Engine, Record
-from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
-from sessions_graph.query import Node, to_fts5
+from sessions_graph.engines.base import (
+    FAILED,
+    LLM_EXTRACTOR,
+    PENDING,
+    RECONCILED,
+    RUNNING,
+    ActionsAdded,
+    Engine,
+    ImportCursor,
+    Record,
+    not_found_for_user,
+)
+from sessions_graph.errors import (
+    MemoryValidationError,
+    StoreBusyError,
+    StoreError,
+    StoreUnavailableError,
+)
+from sessions_graph.query import (
+    Node,
+    local_score,
+    matches,
+    needs_local,
+    substrings,
+    to_fts5,
+    tokenize,
+)
 from sessions_graph.recall.records import group_entity_units
 from sessions_graph.recall.text import TURN_RADIUS, turn_documents
 from sessions_graph.validation import check_workspace
 
+#: A recall term found in more turn documents than this is a common term
+#: (``SQLiteEngine._turn_match``): it scores rows but does not select them.
+COMMON_TURN_DOCS = 2000
+
 #: How long a writer waits for the lock before giving up, in milliseconds.
 BUSY_TIMEOUT_MS = 30_000
+#: What a connection past its wait budget still waits, in milliseconds:
+#: enough for another process's short transaction, too little to stall a hook.
+DEADLINE_GRACE_MS = 100
+#: Bytes of WAL kept after a checkpoint resets it (SQLite's auto-checkpoint
+#: fires at 1,000 pages, about 4 MB).
+JOURNAL_SIZE_LIMIT = 4 * 1024 * 1024
 
 MIGRATIONS: list[str] = [
     # 1: users, memories (+ full-text index), sessions, actions.
@@ -231,7 +265,31 @@ MIGRATIONS: list[str] = [
         DELETE FROM turn_docs WHERE action_id = old.action_id;
     END;
     """,
-    # 5: how many secrets redaction took out of each action's text when it
+    # 5: the import cursor's fingerprint of the transcript prefix it stands
+    # after, so that a rewritten transcript is read again, not from mid-line.
+    """
+    ALTER TABLE sessions ADD COLUMN import_fingerprint TEXT;
+    """,
+    # 6: extraction marks per extractor ('llm' or 'local'), so that an LLM
+    # pass finds the chunks the local extractor did; earlier marks are the LLM's.
+    """
+    CREATE TABLE chunk_extractions_by (
+        chunk_hash   TEXT NOT NULL REFERENCES chunks(hash) ON DELETE CASCADE,
+        workspace    TEXT NOT NULL,
+        extractor    TEXT NOT NULL,
+        extracted_at TEXT NOT NULL,
+        PRIMARY KEY (chunk_hash, workspace, extractor)
+    );
+    INSERT INTO chunk_extractions_by(chunk_hash, workspace, extractor, extracted_at)
+        SELECT chunk_hash, workspace, 'llm', extracted_at FROM chunk_extractions;
+    DROP TABLE chunk_extractions;
+    ALTER TABLE chunk_extractions_by RENAME TO chunk_extractions;
+    """,
+    # 7: recent sessions of a user in one project (the SessionStart hook).
+    """
+    CREATE INDEX sessions_by_project ON sessions(user_id, project_key, started_at DESC);
+    """,
+    # 8: how many secrets redaction took out of each action's text when it
     # was recorded (actions recorded before this version: 0, text as it was).
     """
     ALTER TABLE actions ADD COLUMN redactions INTEGER NOT NULL DEFAULT 0;
@@ -278,15 +336,36 @@ class SQLiteEngine(Engine):
 
     name = "embedded"
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        wait_budget: float | None = None,
+        checkpoint_on_close: bool = True,
+    ) -> None:
+        """``wait_budget``: seconds from now after which this connection no
+        longer waits for a lock (beyond a short grace), so that a hook spends
+        a bounded time on a locked file and spools its event instead
+        (``StoreBusyError``); None: every write waits up to ``BUSY_TIMEOUT_MS``.
+
+        ``checkpoint_on_close=False`` is for short-lived processes (hooks):
+        closing the last connection normally checkpoints the WAL into the
+        database (four fdatasync calls) and deletes it, only for the next hook
+        process to create it again. Without it the WAL is left in place:
+        SQLite reads it back on the next open, exactly as after a crash, and
+        the automatic checkpoint (every 1,000 pages) still folds it in.
+        """
         self.path = Path(path).expanduser()
         self._lock = threading.RLock()
+        self._deadline = None if wait_budget is None else time.monotonic() + wait_budget
+        self._busy_ms = self._wait_ms()
+        self._checkpoint_on_close = checkpoint_on_close
         try:
             _create_private(self.path)
             _writable_sidecars(self.path)
             self._conn = sqlite3.connect(
                 self.path,
-                timeout=BUSY_TIMEOUT_MS / 1000,
+                timeout=self._busy_ms / 1000,
                 isolation_level=None,  # we issue BEGIN / COMMIT ourselves
                 check_same_thread=False,  # guarded by self._lock instead
             )
@@ -294,9 +373,12 @@ class SQLiteEngine(Engine):
             raise StoreUnavailableError(f"cannot open database {self.path}: {exc}") from None
         self._conn.row_factory = sqlite3.Row
         try:
-            self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self._conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
             self._conn.execute("PRAGMA synchronous = NORMAL")
             self._conn.execute("PRAGMA foreign_keys = ON")
+            # A WAL that a big transaction grew is cut back to this size when
+            # it is next reset, since hook processes no longer delete it.
+            self._conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
             self._migrate()
         except sqlite3.Error as exc:  # e.g. "file is not a database"
             self._conn.close()
@@ -311,6 +393,9 @@ class SQLiteEngine(Engine):
         """One write transaction, taken with the write lock up front."""
         with self._lock:
             try:
+                if self._deadline is not None and (busy := self._wait_ms()) != self._busy_ms:
+                    self._conn.execute(f"PRAGMA busy_timeout = {busy}")
+                    self._busy_ms = busy
                 self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
                 raise _store_error(exc, self.path) from None
@@ -331,7 +416,16 @@ class SQLiteEngine(Engine):
             with suppress(sqlite3.Error):
                 self._conn.execute("ROLLBACK")
 
-    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+    def _wait_ms(self) -> int:
+        """How long the next write may wait for the lock."""
+        if self._deadline is None:
+            return BUSY_TIMEOUT_MS
+        left = int((self._deadline - time.monotonic()) * 1000)
+        return min(BUSY_TIMEOUT_MS, max(DEADLINE_GRACE_MS, left))
+
+    def _read(
+        self, sql: str, params: Sequence[Any] | dict[str, Any] = ()
+    ) -> list[sqlite3.Row]:
         with self._lock:
             try:
                 return self._conn.execute(sql, params).fetchall()
@@ -386,6 +480,14 @@ class SQLiteEngine(Engine):
 
     def close(self) -> None:
         with self._lock:
+            if not self._checkpoint_on_close:
+                no_checkpoint = getattr(sqlite3, "SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE", None)
+                if no_checkpoint is None or not hasattr(self._conn, "setconfig"):
+                    # Python < 3.12 cannot ask SQLite to skip the checkpoint:
+                    # the connection is left for the process's exit to drop
+                    # (the hook process ends with os._exit, so it never runs).
+                    return
+                self._conn.setconfig(no_checkpoint, True)
             self._conn.close()
 
     def status(self) -> Record:
@@ -441,7 +543,7 @@ class SQLiteEngine(Engine):
             "SELECT user_id FROM sessions WHERE session_id = ?", (session_id,)
         ).fetchone()[0]
         if owner != user_id:
-            raise MemoryValidationError(f"session {session_id!r} belongs to another user")
+            raise MemoryValidationError(not_found_for_user(session_id, user_id))
 
     def save_memory(self, memory: Record) -> None:
         with self._write() as conn:
@@ -481,6 +583,8 @@ class SQLiteEngine(Engine):
         return [dict(r) for r in rows]
 
     def search_memories(self, user_id: str, query: Node, limit: int) -> list[Record]:
+        if needs_local(query):
+            return self._search_substrings(user_id, query, limit)
         # ORDER BY rank alone (FTS5's bm25, lower is better) lets FTS5 hand
         # rows over already ranked and stop at the limit; any second sort key
         # makes SQLite sort every match itself, a third slower at 100k
@@ -496,6 +600,26 @@ class SQLiteEngine(Engine):
         records = [dict(r) for r in rows]
         records.sort(key=lambda r: (r["score"], r["created_at"], r["memory_id"]), reverse=True)
         return records
+
+    def _search_substrings(self, user_id: str, query: Node, limit: int) -> list[Record]:
+        """A query unicode61 cannot answer (CJK is indexed as whole runs):
+        the user's memories holding one of its pieces (``instr``, no LIKE
+        wildcards to escape), then the exact token rules in Python."""
+        pieces = substrings(query)
+        if not pieces:
+            return []
+        found = " OR ".join(["instr(lower(content), ?) > 0"] * len(pieces))
+        rows = self._read(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE user_id = ? AND ({found})",
+            (user_id, *pieces),
+        )
+        hits = []
+        for row in rows:
+            tokens = tokenize(row["content"])
+            if matches(query, tokens):
+                hits.append({**dict(row), "score": local_score(query, tokens)})
+        hits.sort(key=lambda r: (r["score"], r["created_at"], r["memory_id"]), reverse=True)
+        return hits[:limit]
 
     def update_memory(
         self, memory_id: str, content: str, updated_at: str, user_id: str | None = None
@@ -545,7 +669,9 @@ class SQLiteEngine(Engine):
                 (cwd, project_key, started_at, started_at, session_id),
             )
 
-    def add_actions(self, session_id: str, user_id: str, actions: Sequence[Record]) -> int:
+    def add_actions(
+        self, session_id: str, user_id: str, actions: Sequence[Record]
+    ) -> ActionsAdded:
         with self._write() as conn:
             row = conn.execute(
                 "SELECT action_count, user_id FROM sessions WHERE session_id = ?", (session_id,)
@@ -554,17 +680,14 @@ class SQLiteEngine(Engine):
                 started = (actions[0].get("timestamp") if actions else None) or utcnow()
                 self._ensure_session(conn, session_id, user_id, started)
             elif row[1] != user_id:
-                raise MemoryValidationError(f"session {session_id!r} belongs to another user")
+                raise MemoryValidationError(not_found_for_user(session_id, user_id))
+            # Another session's ids are skipped (ON CONFLICT below); count them.
             ids = json.dumps([a["action_id"] for a in actions])
-            if conn.execute(
-                "SELECT 1 FROM actions WHERE action_id IN (SELECT value FROM json_each(?))"
+            foreign = conn.execute(
+                "SELECT count(*) FROM actions WHERE action_id IN (SELECT value FROM json_each(?))"
                 " AND session_id != ?",
                 (ids, session_id),
-            ).fetchone():
-                raise MemoryValidationError(
-                    "an action_id of this batch is already recorded in another session:"
-                    " action ids are unique across sessions (use the runtime's own ids)"
-                )
+            ).fetchone()[0]
             seq = row[0] if row else 0
             added = 0
             for action in actions:
@@ -592,7 +715,7 @@ class SQLiteEngine(Engine):
                 )
                 conn.execute(_TOUCH_SESSION, (session_id,))
                 self._index_turns(conn, session_id, user_id, seq)
-            return added
+            return ActionsAdded(added, foreign)
 
     def _queue(self, session_id: str, ended_at: str | None) -> bool:
         with self._write() as conn:
@@ -635,18 +758,59 @@ class SQLiteEngine(Engine):
         )
         return [_action_record(r) for r in rows]
 
-    def get_import_cursor(self, session_id: str, source: str) -> int:
-        rows = self._read(
-            "SELECT import_offset FROM sessions WHERE session_id = ? AND import_source = ?",
-            (session_id, source),
+    def recent_sessions(
+        self,
+        user_id: str,
+        project_key: str | None,
+        limit: int,
+        before: str | None,
+        preview_chars: int,
+    ) -> list[Record]:
+        # Each preview is a correlated look-up on the (session_id, seq) index:
+        # only the page's sessions are read, never their whole action lists.
+        message = (
+            "(SELECT {col} FROM actions a WHERE a.session_id = s.session_id"
+            " AND a.action_type = '{kind}' ORDER BY a.seq {order} LIMIT 1)"
         )
-        return rows[0][0] if rows else 0
+        first = message.format(col="{col}", kind="user_message", order="ASC")
+        last = message.format(col="{col}", kind="assistant_message", order="DESC")
+        rows = self._read(
+            "SELECT s.session_id, s.user_id, s.started_at, s.ended_at, s.cwd, s.project_key,"
+            " s.action_count,"
+            f" {first.format(col='substr(a.text, 1, :chars)')} AS first_user_message,"
+            f" {first.format(col='a.timestamp')} AS first_user_message_at,"
+            f" {last.format(col='substr(a.text, 1, :chars)')} AS last_assistant_message,"
+            f" {last.format(col='a.timestamp')} AS last_assistant_message_at"
+            " FROM sessions s WHERE s.user_id = :user"
+            " AND (:project IS NULL OR s.project_key = :project)"
+            " AND (:before IS NULL OR s.started_at < :before)"
+            " ORDER BY s.started_at DESC, s.session_id DESC LIMIT :limit",
+            {
+                "chars": preview_chars,
+                "user": user_id,
+                "project": project_key,
+                "before": before,
+                "limit": limit,
+            },
+        )
+        return [dict(r) for r in rows]
 
-    def set_import_cursor(self, session_id: str, source: str, offset: int) -> None:
+    def get_import_cursor(self, session_id: str) -> ImportCursor | None:
+        rows = self._read(
+            "SELECT import_source, import_offset, import_fingerprint FROM sessions"
+            " WHERE session_id = ? AND import_source IS NOT NULL",
+            (session_id,),
+        )
+        return ImportCursor(*rows[0]) if rows else None
+
+    def set_import_cursor(
+        self, session_id: str, source: str, offset: int, fingerprint: str | None = None
+    ) -> None:
         with self._write() as conn:
             conn.execute(
-                "UPDATE sessions SET import_source = ?, import_offset = ? WHERE session_id = ?",
-                (source, offset, session_id),
+                "UPDATE sessions SET import_source = ?, import_offset = ?, import_fingerprint = ?"
+                " WHERE session_id = ?",
+                (source, offset, fingerprint, session_id),
             )
 
     # == reconciliation ==
@@ -750,21 +914,35 @@ class SQLiteEngine(Engine):
                 (unit_kind, unit_id, content_hash),
             )
 
-    def unextracted_chunks(self, session_id: str, workspace: str) -> list[Record]:
+    def unextracted_chunks(
+        self, session_id: str, workspace: str, extractors: Sequence[str] = (LLM_EXTRACTOR,)
+    ) -> list[Record]:
         rows = self._read(
-            f"SELECT c.hash, c.text FROM ({_SESSION_CHUNKS}) u JOIN chunks c ON c.hash = u.hash"
+            f"SELECT c.hash, c.text, (SELECT json_group_array(extractor) FROM"
+            "   (SELECT e.extractor FROM chunk_extractions e"
+            "    WHERE e.chunk_hash = c.hash AND e.workspace = ? ORDER BY e.extractor))"
+            "   AS extracted_by"
+            f" FROM ({_SESSION_CHUNKS}) u JOIN chunks c ON c.hash = u.hash"
             " WHERE NOT EXISTS (SELECT 1 FROM chunk_extractions e"
-            "   WHERE e.chunk_hash = c.hash AND e.workspace = ?)"
+            "   WHERE e.chunk_hash = c.hash AND e.workspace = ?"
+            "     AND e.extractor IN (SELECT value FROM json_each(?)))"
             " ORDER BY u.grp, u.o1, u.o2, u.position",
-            (session_id, session_id, workspace),
+            (workspace, session_id, session_id, workspace, json.dumps(list(extractors))),
         )
         seen: dict[str, Record] = {}
         for row in rows:
-            seen.setdefault(row["hash"], dict(row))
+            record = dict(row)
+            record["extracted_by"] = json.loads(record["extracted_by"])
+            seen.setdefault(row["hash"], record)
         return list(seen.values())
 
     def claim_chunks(
-        self, hashes: Sequence[str], workspace: str, owner: str, lease_seconds: float
+        self,
+        hashes: Sequence[str],
+        workspace: str,
+        owner: str,
+        lease_seconds: float,
+        extractors: Sequence[str] = (LLM_EXTRACTOR,),
     ) -> set[str]:
         check_workspace(workspace)
         if not hashes:
@@ -778,12 +956,21 @@ class SQLiteEngine(Engine):
                 " SELECT c.hash, ?, ?, ? FROM chunks c"
                 " WHERE c.hash IN (SELECT value FROM json_each(?))"
                 "   AND NOT EXISTS (SELECT 1 FROM chunk_extractions e"
-                "     WHERE e.chunk_hash = c.hash AND e.workspace = ?)"
+                "     WHERE e.chunk_hash = c.hash AND e.workspace = ?"
+                "       AND e.extractor IN (SELECT value FROM json_each(?)))"
                 " ON CONFLICT(chunk_hash, workspace) DO UPDATE"
                 " SET owner = excluded.owner, expires_at = excluded.expires_at"
                 " WHERE chunk_claims.owner = excluded.owner OR chunk_claims.expires_at < ?"
                 " RETURNING chunk_hash",
-                (workspace, owner, now + lease_seconds, json.dumps(list(hashes)), workspace, now),
+                (
+                    workspace,
+                    owner,
+                    now + lease_seconds,
+                    json.dumps(list(hashes)),
+                    workspace,
+                    json.dumps(list(extractors)),
+                    now,
+                ),
             ).fetchall()
         return {row[0] for row in rows}
 
@@ -793,6 +980,7 @@ class SQLiteEngine(Engine):
         workspace: str,
         entities: Sequence[Record],
         relations: Sequence[Record],
+        extractor: str = LLM_EXTRACTOR,
     ) -> None:
         with self._write() as conn:
             if not conn.execute("SELECT 1 FROM chunks WHERE hash = ?", (chunk_hash,)).fetchone():
@@ -851,9 +1039,10 @@ class SQLiteEngine(Engine):
                 (chunk_hash, workspace, json.dumps(list(ids.values()))),
             )
             conn.execute(
-                "INSERT INTO chunk_extractions(chunk_hash, workspace, extracted_at)"
-                " VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET extracted_at = excluded.extracted_at",
-                (chunk_hash, workspace, utcnow()),
+                "INSERT INTO chunk_extractions(chunk_hash, workspace, extractor, extracted_at)"
+                " VALUES (?, ?, ?, ?)"
+                " ON CONFLICT DO UPDATE SET extracted_at = excluded.extracted_at",
+                (chunk_hash, workspace, extractor, utcnow()),
             )
             conn.execute(
                 "DELETE FROM chunk_claims WHERE chunk_hash = ? AND workspace = ?",
@@ -966,8 +1155,7 @@ class SQLiteEngine(Engine):
     ) -> list[Record]:
         if not terms:
             return []
-        # Tokens are letters and digits only, so quoting each phrase is safe.
-        match = " OR ".join('"' + " ".join(t) + '"' for t in terms)
+        match = self._turn_match(terms)
         # ORDER BY rank alone lets FTS5 hand rows over ranked (bm25 with the
         # column weights set in the migration) and stop at the limit.
         rows = self._read(
@@ -980,6 +1168,36 @@ class SQLiteEngine(Engine):
             {"match": match, "user_id": user_id, "limit": limit, **_turn_filter_params(filters)},
         )
         return [dict(r) for r in rows]
+
+    def _turn_match(self, terms: Sequence[Sequence[str]]) -> str:
+        """The MATCH expression for recall's terms, in the manner of a
+        common-terms query: FTS5 computes bm25 for every row a query matches,
+        and a word found in a large share of the turns (with its neighbours'
+        text, "error" or "test" can be in most of them) would make it rank
+        nearly the whole index. So rows must hold one of the less common
+        terms, and the common ones only add to those rows' scores (bm25 sees
+        every phrase of the expression). Without any less common term, the
+        least common one plays that part."""
+        # Tokens are letters and digits only, so quoting each phrase is safe.
+        phrases = ['"' + " ".join(t) + '"' for t in terms]
+        counted = []
+        for phrase in phrases:
+            row = self._read(
+                "SELECT count(*) FROM (SELECT 1 FROM turns_fts WHERE turns_fts MATCH ? LIMIT ?)",
+                (phrase, COMMON_TURN_DOCS + 1),
+            )
+            counted.append((row[0][0], phrase))
+        rare = [p for n, p in counted if n <= COMMON_TURN_DOCS]
+        common = [p for n, p in counted if n > COMMON_TURN_DOCS]
+        if not common:
+            return " OR ".join(rare)
+        if not rare:
+            rare = [min(counted)[1]]
+            common.remove(rare[0])
+            if not common:
+                return rare[0]
+        required = " OR ".join(rare)
+        return f"({required}) AND ({required} OR {' OR '.join(common)})"
 
     def turn_windows(self, user_id: str, action_ids: Sequence[str], radius: int) -> list[Record]:
         if not action_ids:
@@ -1135,6 +1353,8 @@ def _store_error(exc: sqlite3.Error, path: Path) -> StoreError:
         return StoreError(
             f"{path} has no sessions-graph schema ({message}): run `sessions-graph setup`"
         )
+    if "database is locked" in message:  # SQLITE_BUSY: the busy timeout ran out
+        return StoreBusyError(f"{path} is locked by another process: {message}")
     if "unable to open" in message or "readonly" in message or "disk I/O" in message:
         return StoreUnavailableError(f"cannot write {path}: {message}")
     return StoreError(f"SQLite error on {path}: {message}")

@@ -59,9 +59,10 @@ def default_sources() -> list[Path]:
 
 
 def find_transcripts(paths: Iterable[str | Path]) -> list[Path]:
-    """The ``.jsonl`` files named or found (recursively) under ``paths``, oldest
-    directory entries first; raises ``MemoryValidationError`` for a path that
-    does not exist or is a file of another kind, before anything is read."""
+    """The ``.jsonl`` files named or found (recursively) under ``paths``, in
+    path order (Codex's dated directories: oldest first). A path that does not
+    exist or is a file of another kind raises ``MemoryValidationError`` before
+    anything is read."""
     found: list[Path] = []
     for given in paths:
         # Absolute but not resolved: the runtime names the transcript by the
@@ -149,12 +150,18 @@ def _read_entry(head: Head, entry: dict[str, Any], number: int) -> None:
         head.session_id = _text(entry.get("id"))
         head.started_at = _text(entry.get("timestamp"))
         return
-    if entry.get("type") in ("user", "assistant", "system") and isinstance(entry.get("uuid"), str):
-        head.kind = head.kind or "claude"
-        head.sidechain = head.sidechain or entry.get("isSidechain") is True
-        head.session_id = head.session_id or _text(entry.get("sessionId"))
+    if "sessionId" in entry or "uuid" in entry:
+        # Claude Code: the session begins at its first dated entry (a queued
+        # prompt comes before the prompt's own message), but only message
+        # entries say the file holds a conversation.
         head.started_at = head.started_at or _text(entry.get("timestamp"))
         head.cwd = head.cwd or _text(entry.get("cwd"))
+        head.session_id = head.session_id or _text(entry.get("sessionId"))
+        if entry.get("type") in ("user", "assistant", "system") and isinstance(
+            entry.get("uuid"), str
+        ):
+            head.kind = head.kind or "claude"
+            head.sidechain = head.sidechain or entry.get("isSidechain") is True
 
 
 @dataclass
@@ -164,6 +171,7 @@ class FileResult:
     path: Path
     session_id: str | None = None
     added: int = 0
+    foreign: int = 0  # actions another session recorded first (a resumed session)
     skipped: str | None = None  # why nothing was written
     error: str | None = None  # why the file could not be imported
     warnings: list[str] = field(default_factory=list)
@@ -179,10 +187,12 @@ class ImportSummary:
     skipped: int = 0
     other_user: int = 0
     failed: int = 0
+    foreign: int = 0
 
     def add(self, result: FileResult) -> None:
         self.files += 1
         self.added += result.added
+        self.foreign += result.foreign
         if result.error:
             self.failed += 1
         elif result.skipped:
@@ -195,12 +205,14 @@ class ImportSummary:
         text = (
             f"imported {self.files} file{'s' * (self.files != 1)}: "
             f"{self.sessions} session{'s' * (self.sessions != 1)}, "
-            f"{self.added} new action{'s' * (self.added != 1)}, {self.skipped} skipped"
+            f"{self.added:,} new action{'s' * (self.added != 1)}, {self.skipped} skipped"
         )
         if self.other_user:
             text += f" ({self.other_user} of another user)"
         if self.failed:
             text += f", {self.failed} failed"
+        if self.foreign:
+            text += f"; {self.foreign:,} actions were already another session's (resumed sessions)"
         return text
 
     def as_dict(self) -> dict[str, int]:
@@ -233,17 +245,16 @@ def import_file(graph: SessionsGraph, path: Path, user_id: str) -> FileResult:
     if owner is not None and owner != user_id:
         result.skipped = SKIP_OTHER_USER
         return result
-    started_at = _start(head.started_at)
-    graph.record_session_start(
-        session_id,
-        user_id=user_id,
-        cwd=head.cwd,
-        project_key=project_key(head.cwd),
-        started_at=started_at,
-    )
     outcome = Outcome("import", session_id)
     source = str(path)
     try:
+        graph.record_session_start(
+            session_id,
+            user_id=user_id,
+            cwd=head.cwd,
+            project_key=project_key(head.cwd),
+            started_at=_start(head.started_at),
+        )
         # One call reads at most one window of the file; go on until the cursor
         # stops moving (the end, or a last line still being written).
         while True:
@@ -252,10 +263,11 @@ def import_file(graph: SessionsGraph, path: Path, user_id: str) -> FileResult:
             if graph.import_cursor(session_id, source) == offset:
                 break
     except MemoryValidationError as exc:
-        # E.g. an action id already recorded in another session: that file's
-        # batch is refused as a whole; the other files go on.
+        # A file the store refuses (an invalid field): the other files go on.
+        # (An action id recorded by another session is skipped, not refused.)
         result.error = str(exc)
     result.warnings = outcome.warnings
+    result.foreign = outcome.foreign
     if result.added:
         graph.mark_pending(session_id)  # as a hook's turn end would
     return result
@@ -273,13 +285,30 @@ def import_history(
     user_id: str,
     on_file: Callable[[FileResult], None] | None = None,
 ) -> ImportSummary:
-    """Import every transcript in ``paths`` for ``user_id``, reporting each file
-    to ``on_file`` (progress, notes). A store fault stops the run (raised)."""
+    """Import every transcript in ``paths`` for ``user_id``, oldest session
+    first, reporting each file to ``on_file`` (progress, notes). A store fault
+    stops the run (raised).
+
+    The order is the one hooks would have seen: a resumed session's transcript
+    repeats the entries of the session it resumes, and an action belongs to
+    the session that recorded it first, so the older session must come first.
+    """
     check_id(user_id, "user_id")
     summary = ImportSummary()
-    for path in paths:
+    for path in sorted(paths, key=_age):
         result = import_file(graph, path, user_id)
         summary.add(result)
         if on_file is not None:
             on_file(result)
     return summary
+
+
+def _age(path: Path) -> tuple[str, float, str]:
+    """Sort key: the session's start, then when the file was last written
+    (a resumed copy starts with the same entries but is written later)."""
+    try:
+        start = _start(read_head(path).started_at) or "~"  # "~" sorts after any date
+        modified = path.stat().st_mtime
+    except (TranscriptError, OSError):
+        start, modified = "~", 0.0  # reported when imported
+    return start, modified, str(path)
