@@ -162,17 +162,17 @@ class Engine(ABC):
         Each action has ``action_id``, ``action_type``, ``text`` (already
         redacted by the façade), ``timestamp``, ``tool_name``, ``tool_use_id``,
         ``is_error`` and ``redactions`` (how many secrets the text lost). An
-        ``action_id`` already stored
-        in this session is skipped (delivery is at-least-once). An ``action_id``
-        stored in another session is skipped too and counted in ``foreign``: an
-        action belongs to the session that recorded it first (agent runtimes
-        copy earlier entries into a resumed or forked session's transcript), and
-        one such entry must not hold up the rest of the batch. A known session
-        must be ``user_id``'s (``MemoryValidationError`` otherwise). New actions
-        get the next ``seq`` numbers and are chained to the previous last action
-        with FOLLOWED_BY. An unknown session (and its user) is created, dated by
-        the first action. A session that was reconciled or failed and receives
-        new actions goes back to pending.
+        ``action_id`` already stored in this session is skipped (delivery is
+        at-least-once). An ``action_id`` stored in another session is skipped
+        too and counted in ``foreign``: an action belongs to the session that
+        recorded it first (agent runtimes copy earlier entries into a resumed
+        or forked session's transcript), and one such entry must not hold up
+        the rest of the batch. A known session must be ``user_id``'s
+        (``MemoryValidationError`` otherwise). New actions get the next
+        ``seq`` numbers and are chained to the previous last action with
+        FOLLOWED_BY. An unknown session (and its user) is created, dated by
+        the first action. A session that was reconciled or failed and
+        receives new actions goes back to pending.
         """
 
     @abstractmethod
