@@ -2,6 +2,8 @@
 DROP TEXT INDEX memory_content_index;
 DROP INDEX ON :Entity(name_key);
 DROP INDEX ON :Entity;
+DROP INDEX ON :MemoryFile(user_id);
+DROP INDEX ON :MemoryFile(file_key);
 DROP INDEX ON :Chunk(hash);
 DROP INDEX ON :Action(session_id);
 DROP INDEX ON :Action(action_id);
@@ -12,6 +14,7 @@ DROP INDEX ON :Memory(created_at);
 DROP INDEX ON :Memory(user_id);
 DROP INDEX ON :Memory(memory_id);
 DROP INDEX ON :User(user_id);
+DROP CONSTRAINT ON (n:MemoryFile) ASSERT n.file_key IS UNIQUE;
 DROP CONSTRAINT ON (n:Chunk) ASSERT n.hash IS UNIQUE;
 DROP CONSTRAINT ON (n:Action) ASSERT n.action_id IS UNIQUE;
 DROP CONSTRAINT ON (n:Session) ASSERT n.session_id IS UNIQUE;
