@@ -14,7 +14,7 @@ with its last 20 versions kept::
 
     memory = SessionsGraphMemoryTool(SessionsGraph(), user_id="alice", session_id="s-1")
     runner = Anthropic().beta.messages.tool_runner(
-        model="claude-sonnet-4-5", max_tokens=1024, tools=[memory],
+        model="claude-sonnet-5", max_tokens=1024, tools=[memory],
         messages=[{"role": "user", "content": "Remember that I prefer tabs."}],
     )
 

@@ -191,7 +191,7 @@ def uninstall_hooks(settings_file: Path) -> list[str]:
         return []
     if not hooks:
         del data["hooks"]
-    _write_json(settings_file, data)
+    _write_or_remove(settings_file, data)
     return changes
 
 
@@ -235,7 +235,7 @@ def unregister_mcp_json(config_file: Path) -> list[str]:
     del servers[MCP_SERVER_NAME]
     if not servers:
         del data["mcpServers"]
-    _write_json(config_file, data)
+    _write_or_remove(config_file, data)
     return [f"mcpServers.{MCP_SERVER_NAME}: removed"]
 
 
@@ -304,7 +304,10 @@ def unregister_codex_mcp(config_file: Path) -> list[str]:
             f"{config_file}: cannot remove [mcp_servers.{MCP_SERVER_NAME}] safely;"
             " remove it by hand"
         )
-    _write_text(config_file, new_text)
+    if new_text.strip():
+        _write_text(config_file, new_text)
+    else:
+        _write_or_remove(config_file, {})
     return [f"[mcp_servers.{MCP_SERVER_NAME}]: removed"]
 
 
@@ -379,6 +382,18 @@ def _load_json(path: Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(f"{path} does not hold a JSON object; not touching it")
     return data
+
+
+def _write_or_remove(path: Path, data: dict[str, Any]) -> None:
+    """Write what uninstalling left; a file left empty is one install created
+    (or an empty one), and Claude Code refuses an empty ``.mcp.json``: remove it."""
+    if data:
+        _write_json(path, data)
+        return
+    try:
+        path.unlink()
+    except OSError as exc:
+        _write_error(path, exc)
 
 
 def _write_json(path: Path, data: dict[str, Any], *, new_mode: int = _NEW_FILE_MODE) -> None:
