@@ -6,6 +6,7 @@ one fixed format so that they sort as text on both engines.
 
 from __future__ import annotations
 
+import re
 import time
 from datetime import datetime, timezone
 
@@ -19,3 +20,26 @@ def utcnow() -> str:
     now = max(time.time(), _last_stamp + 1e-6)
     _last_stamp = now
     return datetime.fromtimestamp(now, tz=timezone.utc).isoformat(timespec="microseconds")
+
+
+_FRACTION = re.compile(r"\.(\d+)")
+
+
+def parse_timestamp(value: str | datetime | None) -> str | None:
+    """A runtime's or caller's timestamp in our one format (UTC, microseconds),
+    so that timestamps sort as text on both engines; None if it is not ISO 8601.
+    Naive times are UTC."""
+    if isinstance(value, datetime):
+        moment = value
+    elif isinstance(value, str):
+        # Python 3.10's parser takes only 3 or 6 fraction digits: make them 6.
+        text = _FRACTION.sub(lambda m: "." + m.group(1)[:6].ljust(6, "0"), value, count=1)
+        try:
+            moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    else:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")

@@ -48,6 +48,12 @@ def load(name: str) -> str:
     return "\n".join(lines)
 
 
+@cache
+def exists(name: str) -> bool:
+    """Whether a query file ``name`` exists (e.g. a statement's ``_int_limit`` form)."""
+    return bool(_NAME.fullmatch(name)) and (root() / f"{name}.cypher").is_file()
+
+
 def statements(name: str) -> list[str]:
     """A file's statements, split at each ``;`` outside quotes.
 

@@ -6,14 +6,13 @@ limits, query syntax, timestamps); engines only store and fetch.
 
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sessions_graph import query as query_lang
-from sessions_graph.clock import utcnow
+from sessions_graph.clock import parse_timestamp, utcnow
 from sessions_graph.engines.base import ACTION_TYPES, Engine
 from sessions_graph.errors import ConfigError, MemoryValidationError
 from sessions_graph.settings import Settings, load_settings
@@ -59,6 +58,7 @@ def open_engine(settings: Settings, *, fail_fast: bool = False) -> Engine:
             user=settings.memgraph_user,
             password=settings.memgraph_password,
             database=settings.memgraph_database or None,
+            workspaces=(settings.entity_workspace,),
             **limits,
         )
     if settings.engine_name != "embedded":
@@ -182,15 +182,23 @@ class SessionsGraph:
         user_id: str,
         cwd: str | None = None,
         project_key: str | None = None,
+        started_at: str | datetime | None = None,
     ) -> None:
-        """MERGE the user and the session (idempotent)."""
+        """MERGE the user and the session (idempotent).
+
+        ``started_at`` (ISO 8601 text or a datetime; naive means UTC) dates a
+        session loaded from history; by default it is now. A session keeps the
+        earliest start it was given, so importing history after hooks saw the
+        session (or the other way round) dates it by its real beginning.
+        """
         check_id(session_id, "session_id")
         check_id(user_id, "user_id")
         for name, value in (("cwd", cwd), ("project_key", project_key)):
             if value is not None and (not isinstance(value, str) or len(value) > 4096):
                 raise MemoryValidationError(f"{name} must be a string of at most 4096 characters")
+        start = utcnow() if started_at is None else _start_time(started_at)
         self.engine.start_session(
-            session_id, user_id, utcnow(), _valid_utf8(cwd), _valid_utf8(project_key)
+            session_id, user_id, start, _valid_utf8(cwd), _valid_utf8(project_key)
         )
 
     def record_actions(
@@ -424,7 +432,7 @@ def _action_row(action: Mapping[str, Any]) -> dict[str, Any]:
         # Agents' output is recorded, not judged: a lone surrogate (valid in
         # JSON, not in UTF-8) becomes U+FFFD instead of failing the batch.
         "text": _valid_utf8(text[:MAX_ACTION_CHARS]),
-        "timestamp": _canonical_time(action.get("timestamp")),
+        "timestamp": parse_timestamp(action.get("timestamp")),
         "tool_name": _valid_utf8(action.get("tool_name")),
         "tool_use_id": _valid_utf8(action.get("tool_use_id")),
         "is_error": bool(action.get("is_error", False)),
@@ -435,20 +443,13 @@ def _valid_utf8(text: str | None) -> str | None:
     return None if text is None else without_surrogates(text)
 
 
-_FRACTION = re.compile(r"\.(\d+)")
 
-
-def _canonical_time(value: str | None) -> str | None:
-    """A runtime's timestamp in our one format (UTC, microseconds), so that
-    timestamps sort as text on both engines; None if it is not ISO 8601."""
-    if value is None:
-        return None
-    # Python 3.10's parser takes only 3 or 6 fraction digits: make them 6.
-    value = _FRACTION.sub(lambda m: "." + m.group(1)[:6].ljust(6, "0"), value, count=1)
-    try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")
+def _start_time(value: object) -> str:
+    """A session start given by the caller, in the one timestamp format."""
+    too_long = isinstance(value, str) and len(value) > 64
+    moment = None if too_long else parse_timestamp(value)  # type: ignore[arg-type]
+    if moment is None:
+        raise MemoryValidationError(
+            f"started_at must be a datetime or an ISO 8601 timestamp, not {str(value)[:40]!r}"
+        )
+    return moment

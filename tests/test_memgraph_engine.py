@@ -54,7 +54,6 @@ def test_only_entity_queries_use_the_workspace_placeholder() -> None:
         "admin/ensure_workspace_index",
         "admin/wipe_workspace",
         "reconcile/merge_entities",
-        "reconcile/merge_relations",
     }
 
 

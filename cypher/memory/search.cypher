@@ -1,6 +1,7 @@
 // $query always starts with "+data.user_key:<key>", so the procedure's
 // result limit only ever counts this user's matches; the user_id check is
-// a second guard, never the thing that isolates users.
+// a second guard, never the thing that isolates users. The config map is the
+// 3.11+ signature; memory/search_int_limit is the 3.6-3.10 form.
 CALL text_search.search('memory_content_index', $query, {limit: $search_limit})
 YIELD node, score
 WITH node AS m, score

@@ -1,14 +1,16 @@
 // One node per (workspace, name) in LightRAG's shape: the workspace label,
-// entity_id, entity_type, description, source_id, file_path. As in the
-// embedded engine, entity_type is the first type any mention gave it;
-// each chunk's own type and description live on its MENTIONED_IN, which is
-// what users read. name_key is the casefolded name entity_sessions matches.
+// entity_id, entity_type. As in the embedded engine, entity_type is the
+// first type any mention gave it (a node LightRAG made keeps its own); each
+// chunk's own type and description live on its MENTIONED_IN, which is what
+// users read. The shared fields (source_id, description, file_path) are
+// merged with LightRAG's parts afterwards (reconcile/entity_state). name_key
+// is the casefolded name entity_sessions matches.
 MATCH (c:Chunk {hash: $hash})
 UNWIND $entities AS ent
 MERGE (e:{workspace} {entity_id: ent.name})
-ON CREATE SET e.created_at = $created_at, e.file_path = $file_path
+ON CREATE SET e.created_at = $created_at
 SET e:Entity, e.workspace = $workspace, e.name_key = ent.name_key,
     e.entity_type = coalesce(e.entity_type, ent.entity_type)
 MERGE (e)-[m:MENTIONED_IN]->(c)
 SET m.description = ent.description, m.entity_type = ent.mention_type
-RETURN collect(id(e)) AS entity_ids
+RETURN collect({name: ent.name, id: id(e)}) AS entities

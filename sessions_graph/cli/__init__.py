@@ -108,9 +108,9 @@ def status(as_json: bool = typer.Option(False, "--json", help="Machine-readable 
 
 
 def _register_commands() -> None:
-    from sessions_graph.cli import config, hooks, mcp, memory, reconcile
+    from sessions_graph.cli import config, history, hooks, mcp, memory, recall, reconcile
 
-    for module in (memory, config, hooks, reconcile, mcp):
+    for module in (memory, config, hooks, reconcile, history, recall, mcp):
         module.register(app)
 
 

@@ -7,10 +7,8 @@ configured; the message then says what to set.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
-import tempfile
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -36,6 +34,13 @@ def register(app: typer.Typer) -> None:
     app.command("sessions")(sessions)
     app.command("forget")(forget)
     app.command("demo")(demo)
+
+
+def _run(coro: Any) -> Any:
+    # asyncio costs ~20 ms to import: only commands that reconcile load it.
+    import asyncio
+
+    return asyncio.run(coro)
 
 
 def _llm_or_exit(graph: SessionsGraph) -> Any:
@@ -73,7 +78,7 @@ def _sweep(
         echo: Callable[[ReconciliationSummary], None] | None = (
             None if as_json else lambda s: typer.echo(_line(s))
         )
-        return asyncio.run(
+        return _run(
             graph.reconcile_pending(llm_model_func=llm_func, on_result=echo, **options)
         )
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
@@ -93,7 +98,7 @@ def _sweep(
             progress.console.print(_line(s))
             progress.advance(task)
 
-        return asyncio.run(
+        return _run(
             graph.reconcile_pending(
                 llm_model_func=llm_func, on_claimed=claimed, on_result=done, **options
             )
@@ -125,7 +130,7 @@ def reconcile(
             owned_session(graph, session, graph.settings.user_id)
         llm_func = _llm_or_exit(graph)
         if session:
-            summary = asyncio.run(
+            summary = _run(
                 graph.reconcile_session(session, llm_model_func=llm_func, **options)
             )
             summaries = [summary]
@@ -217,6 +222,8 @@ def demo(
     from sessions_graph.settings import load_settings
 
     data = _demo_data()
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="sessions-graph-demo-") as tmp:
         path = Path(db).expanduser() if db else Path(tmp) / "demo.db"
         settings = load_settings(engine="embedded", db=str(path))

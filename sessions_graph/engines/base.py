@@ -115,8 +115,9 @@ class Engine(ABC):
         project_key: str | None,
     ) -> None:
         """MERGE the User and the Session with HAD_SESSION. Calling it again for
-        a known session keeps ``started_at`` and fills in cwd / project_key if they
-        were unset."""
+        a known session keeps the earlier of its ``started_at`` and the one given
+        (history imported after hooks dates the session by its real start) and
+        fills in cwd / project_key if they were unset."""
 
     @abstractmethod
     def add_actions(

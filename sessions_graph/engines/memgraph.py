@@ -45,8 +45,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -54,8 +55,11 @@ import neo4j
 import tenacity
 from neo4j import exceptions as neo4j_errors
 
+from sessions_graph import cypher
 from sessions_graph.clock import utcnow
 from sessions_graph.cypher import load, render, statements
+from sessions_graph.engines import lightrag_fields as fields
+from sessions_graph.engines import memgraph_server as server
 from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, RUNNING, Engine, Record
 from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
 from sessions_graph.query import (
@@ -79,20 +83,37 @@ SCHEMA_VERSION = 2
 
 #: Seconds to wait for a TCP connection before calling the server unreachable.
 CONNECTION_TIMEOUT = 10.0
+#: Seconds a transaction may run before the server aborts it (sent with each
+#: transaction; Memgraph aborts with "asked to abort because of transaction
+#: timeout", which is not retried). Bounds a runaway query instead of letting
+#: it hold locks and a connection for ever; generous, because forgetting a
+#: large user is one transaction.
+TRANSACTION_TIMEOUT = 120.0
 
-#: LightRAG's separator between the chunk ids in ``source_id`` (its
-#: ``GRAPH_FIELD_SEP``); repeated here so that LightRAG need not be installed.
-GRAPH_FIELD_SEP = "<SEP>"
-#: ``file_path`` on the entities and relations we write, as LightRAG shows it.
-ENTITY_FILE_PATH = "sessions-graph"
 
 #: Server messages that mean "run the transaction again": write-write
-#: conflicts, and the unique-constraint race of two concurrent MERGEs.
+#: conflicts (help-center/errors/transactions.mdx).
 _RETRY_MESSAGES = (
     "cannot resolve conflicting transactions",
     "serialization error",
-    "unique constraint violation",
 )
+#: A unique-constraint violation at commit ("Unable to commit due to unique
+#: constraint violation on :Label(prop)") is the race of two transactions
+#: MERGE-ing (or checking, then creating) the same new node: the re-run finds
+#: the winner's node. Except on keys we only ever CREATE, where it means the
+#: key is taken and a re-run fails the same way.
+_UNIQUE_VIOLATION = re.compile(r"unique constraint violation on :`?(\w+)`?\((.*?)\)", re.I)
+_CREATED_KEYS = frozenset({("memory", "memory_id")})
+#: Memgraph's HintedAbortError: the transaction was aborted by its timeout,
+#: by TERMINATE TRANSACTIONS, or by a shutdown. Reported as transient, but
+#: re-running a transaction that hit its timeout only hits it again, and a
+#: terminated one was stopped on purpose.
+_ABORTED = "transaction was asked to abort"
+_SHUTDOWN = "shutdown"
+#: What a standalone instance answers the driver's routing request with
+#: (neo4j:// URLs): enterprise builds, then community builds.
+_ROUTING_REFUSED = ("not part of a cluster", "route message is not supported")
+
 #: What a schema statement's error says when the object is already there /
 #: already gone. Memgraph reports an existing or missing index or constraint
 #: as a notification, not an error; only the text index fails ('Text index
@@ -111,26 +132,67 @@ _STATUS_PARAMS = {
 
 
 # -- errors -------------------------------------------------------------------
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and everything it was raised from, including the members of an
+    exception group (the driver groups the errors of every router it tried)."""
+    seen: set[int] = set()
+    stack = [exc]
+    while stack:
+        current = stack.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        stack.extend(getattr(current, "exceptions", ()))
+        stack.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+
+
+def routing_refused(exc: BaseException) -> bool:
+    """Whether the server refused routing: a ``neo4j://`` URL on an instance
+    that is not a high-availability cluster's coordinator."""
+    return any(
+        isinstance(e, neo4j_errors.Neo4jError)
+        and any(m in str(e).lower() for m in _ROUTING_REFUSED)
+        for e in _causes(exc)
+    )
+
+
 def is_transient(exc: BaseException) -> bool:
     """Whether re-running the whole transaction may succeed."""
-    if isinstance(
-        exc,
-        (neo4j_errors.TransientError, neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired),
-    ):
-        return True
+    if routing_refused(exc):
+        return False
     if isinstance(exc, neo4j_errors.Neo4jError):
         message = str(exc).lower()
-        return any(m in message for m in _RETRY_MESSAGES)
-    return False
+        if _ABORTED in message:
+            return False
+        violation = _UNIQUE_VIOLATION.search(message)
+        if violation:
+            key = (violation.group(1).lower(), violation.group(2).replace("`", "").strip())
+            return key not in _CREATED_KEYS
+        if any(m in message for m in _RETRY_MESSAGES):
+            return True
+    return isinstance(
+        exc,
+        (neo4j_errors.TransientError, neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired),
+    )
 
 
 def translate_error(exc: Exception, location: str) -> StoreError:
     """The package's error for a driver error, with the server's own words."""
+    if routing_refused(exc):
+        return StoreUnavailableError(
+            f"Memgraph at {location} is not part of a cluster and refuses neo4j:// routing:"
+            " use bolt:// for a single instance (neo4j:// only with a high-availability"
+            " cluster's coordinators)"
+        )
     if isinstance(exc, neo4j_errors.AuthError):
         return StoreUnavailableError(f"Memgraph at {location} refused the credentials: {exc}")
     if isinstance(exc, (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired)):
         return StoreUnavailableError(f"cannot reach Memgraph at {location}: {exc}")
-    return StoreError(f"Memgraph error at {location}: {exc}")
+    message = str(exc)
+    if _ABORTED in message.lower() and _SHUTDOWN in message.lower():
+        return StoreUnavailableError(f"Memgraph at {location} is shutting down: {message}")
+    return StoreError(f"Memgraph error at {location}: {message}")
 
 
 def redact_uri(uri: str) -> str:
@@ -204,16 +266,27 @@ class MemgraphEngine(Engine):
         *,
         max_attempts: int = 6,
         connection_timeout: float = CONNECTION_TIMEOUT,
+        transaction_timeout: float = TRANSACTION_TIMEOUT,
+        workspaces: Sequence[str] = (),
     ) -> None:
         """``max_attempts``: tries of one transaction before its error surfaces;
         a hook passes few, and a short ``connection_timeout``, so that a server
         that is down costs the agent a moment, not seconds (the event is
-        spooled instead)."""
+        spooled instead). ``workspaces``: entity workspaces whose schema
+        ``setup`` creates in advance (the configured one), besides those
+        already in the store."""
         self.uri = uri
         self.max_attempts = max_attempts
+        self.transaction_timeout = transaction_timeout
         self.location = redact_uri(uri)
         self._session_args: dict[str, Any] = {"database": database} if database else {}
+        #: Workspaces whose schema this engine has checked (``_ensure_workspace``).
         self._workspaces: set[str] = set()
+        self._setup_workspaces = [check_workspace(w) for w in workspaces]
+        #: The server's release, asked once (``_server_version``); None until asked.
+        self._version: tuple[server.Version | None] | None = None
+        #: Statement name -> the query file for this server (``_server_form``).
+        self._forms: dict[str, str] = {}
         try:
             # The driver would only find a malformed port at the first query,
             # as a bare ValueError; ``.port`` raises it here, where it is clear.
@@ -251,12 +324,19 @@ class MemgraphEngine(Engine):
         with self._driver.session(**self._session_args) as session:
             return work(session)
 
+    def _bounded(self, work: Callable[..., T]) -> Callable[..., T]:
+        """``work`` as a transaction function the server aborts after
+        ``transaction_timeout`` seconds."""
+        return neo4j.unit_of_work(timeout=self.transaction_timeout)(work)
+
     def _write(self, work: Callable[[Any], T]) -> T:
         """One managed write transaction; ``work(tx)`` must be safe to re-run."""
-        return self._call(lambda session: session.execute_write(work))
+        bounded = self._bounded(work)
+        return self._call(lambda session: session.execute_write(bounded))
 
     def _read(self, name: str, **params: Any) -> list[Record]:
-        return self._call(lambda session: session.execute_read(_rows, name, **params))
+        bounded = self._bounded(_rows)
+        return self._call(lambda session: session.execute_read(bounded, name, **params))
 
     def _ddl(self, statement: str, tolerated: tuple[str, ...]) -> None:
         """A schema statement in an auto-commit transaction (Memgraph refuses
@@ -268,10 +348,81 @@ class MemgraphEngine(Engine):
             if not any(t in message for t in tolerated):
                 raise
 
+    def _auto(self, name: str) -> list[Record]:
+        """A named statement in an auto-commit transaction, for what Memgraph
+        refuses inside explicit ones (``SHOW VERSION``, ``SHOW ... INFO``)."""
+        query = neo4j.Query(load(name), timeout=self.transaction_timeout)
+        return self._call(lambda session: session.run(query).data())
+
+    # -- the server's release -------------------------------------------------------
+    def _server_version(self) -> server.Version | None:
+        """The server's release, asked once per engine (None: not parseable)."""
+        if self._version is None:
+            rows = self._auto("admin/server_version")
+            answer = next(iter(rows[0].values()), None) if rows else None
+            self._version = (server.parse_version(answer),)
+        return self._version[0]
+
+    def _server_form(self, name: str) -> str:
+        """The query file of statement ``name`` that this server takes.
+
+        Statements whose signature changed between releases have one file per
+        form: ``<name>`` (current, e.g. ``text_search.search`` with a config
+        map, >= 3.11) and ``<name>_int_limit`` (a positional INTEGER limit,
+        3.6-3.10). The server is asked its release only for such a statement,
+        once per engine; the choice is cached per name."""
+        form = self._forms.get(name)
+        if form is None:
+            variant = cypher.exists(name + server.INT_LIMIT_SUFFIX)
+            version = self._server_version() if variant else None
+            try:
+                form = server.statement_form(name, version, variant)
+            except server.UnsupportedServer as exc:
+                raise StoreError(f"Memgraph at {self.location}: {exc}") from None
+            self._forms[name] = form
+        return form
+
+    # -- schema -----------------------------------------------------------------
+    def _create_schema(self, wanted: Sequence[str]) -> None:
+        """Run those of the ``wanted`` schema statements whose object the
+        server does not list yet.
+
+        Checked with ``SHOW INDEX INFO`` / ``SHOW CONSTRAINT INFO`` rather
+        than by re-running the DDL: index creation needs read-only storage
+        access and constraint creation exclusive access, so each one waits
+        for (and under load fails on) concurrent writers even when the object
+        exists. A statement whose object we cannot recognise in the listing
+        is run, and "already exists" is success (a concurrent setup)."""
+        present = server.present_schema(
+            self._auto("admin/show_indexes"), self._auto("admin/show_constraints")
+        )
+        for statement in server.missing_statements(wanted, present):
+            self._ddl(statement, _EXISTS_ALREADY)
+
+    @staticmethod
+    def _workspace_schema(workspace: str) -> list[str]:
+        return [
+            render("admin/ensure_workspace_index", workspace),
+            render("admin/ensure_workspace_constraint", workspace),
+        ]
+
+    def _ensure_workspace(self, workspace: str) -> None:
+        """Index the workspace label the way LightRAG looks entities up, and
+        make entity_id unique in it: checked once per engine and workspace,
+        created only if missing (``setup`` creates the configured one)."""
+        if workspace not in self._workspaces:
+            self._create_schema(self._workspace_schema(workspace))
+            self._workspaces.add(workspace)
+
     # -- lifecycle --------------------------------------------------------------
     def setup(self) -> None:
-        for statement in statements("schema/setup"):
-            self._ddl(statement, _EXISTS_ALREADY)
+        found = {r["workspace"] for r in self._read("admin/workspaces") if r["workspace"]}
+        workspaces = sorted(found | set(self._setup_workspaces))
+        wanted = statements("schema/setup")
+        for workspace in workspaces:
+            wanted += self._workspace_schema(workspace)
+        self._create_schema(wanted)
+        self._workspaces.update(workspaces)
         self._write(lambda tx: _rows(tx, "schema/set_version", version=SCHEMA_VERSION))
 
     def drop(self) -> None:
@@ -356,7 +507,7 @@ class MemgraphEngine(Engine):
         if has_prefix(query):
             return self._search_locally(user_id, query, limit)
         rows = self._read(
-            "memory/search",
+            self._server_form("memory/search"),
             query=user_search_query(query, user_key(user_id)),
             search_limit=max(self.search_limit, limit),
             user_id=user_id,
@@ -415,7 +566,14 @@ class MemgraphEngine(Engine):
     ) -> None:
         def work(tx: Any) -> None:
             self._ensure_session(tx, session_id, user_id, started_at)
-            _rows(tx, "session/fill_start", session_id=session_id, cwd=cwd, project_key=project_key)
+            _rows(
+                tx,
+                "session/fill_start",
+                session_id=session_id,
+                cwd=cwd,
+                project_key=project_key,
+                started_at=started_at,
+            )
 
         self._write(work)
 
@@ -813,46 +971,109 @@ class MemgraphEngine(Engine):
         return {r["hash"] for r in rows}
 
     def _collect_garbage(self, tx: Any, chunk_hashes: Sequence[str]) -> tuple[int, int]:
-        """Delete unreferenced chunks among ``chunk_hashes`` with their mentions
-        and the relations only they asserted, then entities left with no
-        mention. Returns (chunks, entities) deleted.
+        """Delete unreferenced chunks among ``chunk_hashes`` with their mentions,
+        retract what they asserted, then settle the entities they mentioned.
+        Returns (chunks, entities) deleted.
 
         The embedded engine keeps relations per chunk, so they go with it; here
-        a relation is one edge per entity pair, so the chunk's hash is taken
-        off it and an edge no chunk asserts any more is deleted."""
+        a relation is one edge per entity pair, so the chunk's assertion is
+        taken off it (``_update_relations``)."""
         if not chunk_hashes:
             return 0, 0
         rows = _rows(tx, "reconcile/gc_chunks", hashes=sorted(set(chunk_hashes)))
         for row in rows:
             if row["entity_ids"]:
-                _rows(
-                    tx,
-                    "reconcile/clear_chunk_relations",
-                    entity_ids=row["entity_ids"],
-                    hash=row["hash"],
-                    sep=GRAPH_FIELD_SEP,
-                )
+                self._update_relations(tx, row["hash"], row["entity_ids"])
         entity_ids = sorted({i for r in rows for i in r["entity_ids"]})
         return len(rows), self._refresh_entities(tx, entity_ids)
 
     @staticmethod
+    def _update_relations(
+        tx: Any,
+        chunk_hash: str,
+        entity_ids: Sequence[int],
+        workspace: str | None = None,
+        asserted: Sequence[Record] = (),
+        ids_by_name: dict[str, int] | None = None,
+    ) -> None:
+        """Make the DIRECTED edges say what chunk ``chunk_hash`` now asserts:
+        its old assertions among ``entity_ids`` are retracted, ``asserted``
+        (relations by entity name) added. Each edge keeps one assertion per
+        chunk of ours; its LightRAG fields are merged with the parts others
+        (LightRAG) wrote, never overwritten (``lightrag_fields``)."""
+        edges: dict[frozenset[int], Record] = {}
+        for row in _rows(
+            tx, "reconcile/relations_of_chunk", entity_ids=list(entity_ids), hash=chunk_hash
+        ):
+            edges.setdefault(frozenset((row["a_id"], row["b_id"])), row)
+        wanted: dict[frozenset[int], tuple[int, int, Record]] = {}
+        for rel in asserted:
+            a, b = (ids_by_name or {})[rel["source"]], (ids_by_name or {})[rel["target"]]
+            wanted[frozenset((a, b))] = (a, b, {"hash": chunk_hash, **rel})
+        if wanted:
+            pairs = [{"a": a, "b": b} for a, b, _ in wanted.values()]
+            for row in _rows(tx, "reconcile/relations_between", pairs=pairs):
+                edges.setdefault(frozenset((row["a_id"], row["b_id"])), row)
+        writes, releases, deletes = [], [], []
+        for key in sorted(set(edges) | set(wanted), key=sorted):
+            row = edges.get(key)
+            props = row["props"] if row else {}
+            assertions = [a for a in fields.assertions_of(props) if a["hash"] != chunk_hash]
+            if key in wanted:
+                assertions.append(wanted[key][2])
+            update = fields.relation_update(props, assertions)
+            ends = {"a_id": row["a_id"], "b_id": row["b_id"]} if row else {
+                "a_id": wanted[key][0],
+                "b_id": wanted[key][1],
+            }
+            if update.action == fields.WRITE:
+                writes.append(
+                    {
+                        **ends,
+                        **update.fields,
+                        "added": update.added,
+                        "assertions": sorted(assertions, key=lambda a: a["hash"]),
+                        "chunk_hashes": sorted(a["hash"] for a in assertions),
+                        "workspace": props.get("workspace") or workspace,
+                    }
+                )
+            elif update.action == fields.RELEASE:
+                releases.append({**ends, **update.fields})
+            elif row is not None:
+                deletes.append(ends)
+        if writes:
+            _rows(tx, "reconcile/write_relations", rows=writes, created_at=int(time.time()))
+        if releases:
+            _rows(tx, "reconcile/release_relations", rows=releases)
+        if deletes:
+            _rows(tx, "reconcile/delete_relations", rows=deletes)
+
+    @staticmethod
     def _refresh_entities(tx: Any, entity_ids: Sequence[int]) -> int:
+        """Merge our mentions into the entities' LightRAG fields; release
+        entities we no longer mention but something else holds, delete those
+        nothing holds. Returns how many were deleted."""
         if not entity_ids:
             return 0
-        rows = _rows(
-            tx, "reconcile/refresh_entities", entity_ids=list(entity_ids), sep=GRAPH_FIELD_SEP
-        )
-        return _count(rows, "deleted")
+        writes, releases, deletes = [], [], []
+        for row in _rows(tx, "reconcile/entity_state", entity_ids=list(entity_ids)):
+            mentions = [m for m in row["mentions"] if m.get("hash")]
+            update = fields.entity_update(row["props"], mentions, row["others"])
+            if update.action == fields.WRITE:
+                writes.append({"id": row["id"], **update.fields, "added": update.added})
+            elif update.action == fields.RELEASE:
+                releases.append({"id": row["id"], **update.fields})
+            else:
+                deletes.append(row["id"])
+        if writes:
+            _rows(tx, "reconcile/write_entities", rows=writes)
+        if releases:
+            _rows(tx, "reconcile/release_entities", rows=releases)
+        if not deletes:
+            return 0
+        return _count(_rows(tx, "reconcile/delete_entities", ids=deletes), "deleted")
 
     # -- reconciliation: extraction ---------------------------------------------------
-    def _ensure_workspace(self, workspace: str) -> None:
-        """Index the workspace label the way LightRAG looks entities up, and
-        make entity_id unique in it (once per engine and workspace)."""
-        if workspace not in self._workspaces:
-            self._ddl(render("admin/ensure_workspace_index", workspace), _EXISTS_ALREADY)
-            self._ddl(render("admin/ensure_workspace_constraint", workspace), _EXISTS_ALREADY)
-            self._workspaces.add(workspace)
-
     def save_extraction(
         self,
         chunk_hash: str,
@@ -873,13 +1094,6 @@ class MemgraphEngine(Engine):
             }
             for r in relations
         ]
-        common = {
-            "hash": chunk_hash,
-            "workspace": workspace,
-            "sep": GRAPH_FIELD_SEP,
-            "file_path": ENTITY_FILE_PATH,
-            "created_at": int(time.time()),
-        }
 
         def work(tx: Any) -> None:
             found = _rows(tx, "reconcile/mark_extracted", hash=chunk_hash, workspace=workspace)
@@ -891,26 +1105,23 @@ class MemgraphEngine(Engine):
                     tx, "reconcile/clear_chunk_mentions", hash=chunk_hash, workspace=workspace
                 )
             ]
-            if old:
-                _rows(
-                    tx,
-                    "reconcile/clear_chunk_relations",
-                    entity_ids=old,
-                    hash=chunk_hash,
-                    sep=GRAPH_FIELD_SEP,
-                )
-            new: list[int] = []
+            ids_by_name: dict[str, int] = {}
             if entity_rows:
-                new = tx.run(
+                merged = tx.run(
                     render("reconcile/merge_entities", workspace),
-                    {**common, "entities": entity_rows},
-                ).data()[0]["entity_ids"]
-            if relation_rows:
-                tx.run(
-                    render("reconcile/merge_relations", workspace),
-                    {**common, "relations": relation_rows},
-                ).consume()
-            self._refresh_entities(tx, sorted(set(old) | set(new)))
+                    {
+                        "hash": chunk_hash,
+                        "workspace": workspace,
+                        "created_at": int(time.time()),
+                        "entities": entity_rows,
+                    },
+                ).data()[0]["entities"]
+                ids_by_name = {e["name"]: e["id"] for e in merged}
+            touched = sorted(set(old) | set(ids_by_name.values()))
+            self._update_relations(
+                tx, chunk_hash, touched, workspace, relation_rows, ids_by_name
+            )
+            self._refresh_entities(tx, touched)
 
         self._write(work)
 

@@ -491,9 +491,11 @@ class SQLiteEngine(Engine):
         with self._write() as conn:
             self._ensure_session(conn, session_id, user_id, started_at)
             conn.execute(
-                "UPDATE sessions SET cwd = coalesce(cwd, ?), project_key = coalesce(project_key, ?)"
+                "UPDATE sessions SET cwd = coalesce(cwd, ?),"
+                " project_key = coalesce(project_key, ?),"
+                " started_at = min(coalesce(started_at, ?), ?)"  # timestamps sort as text
                 " WHERE session_id = ?",
-                (cwd, project_key, session_id),
+                (cwd, project_key, started_at, started_at, session_id),
             )
 
     def add_actions(self, session_id: str, user_id: str, actions: Sequence[Record]) -> int:

@@ -114,7 +114,7 @@ def handle_payload(graph: SessionsGraph, settings: Settings, payload: Any, user_
     transcript = payload.get("transcript_path")
     if transcript:
         transcript = without_surrogates(transcript)
-        outcome.added += _import_transcript(graph, session_id, user_id, transcript, outcome)
+        outcome.added += import_transcript(graph, session_id, user_id, transcript, outcome)
     elif event == "UserPromptSubmit":
         action = prompt_action(session_id, payload)
         if action is not None:
@@ -130,11 +130,13 @@ def handle_payload(graph: SessionsGraph, settings: Settings, payload: Any, user_
     return outcome
 
 
-def _import_transcript(
+def import_transcript(
     graph: SessionsGraph, session_id: str, user_id: str, transcript: str, outcome: Outcome
 ) -> int:
     """Import the transcript after the cursor; a transcript we cannot read is a
-    warning, not a failure: the rest of the event (pending, end) still applies."""
+    warning, not a failure: the rest of the event (pending, end) still applies.
+    History import (``hooks.history``) calls it too, so both paths store the
+    same actions and leave the same cursor."""
     path = Path(transcript).expanduser()
     if path.suffix != ".jsonl":
         # Only JSONL transcripts are read, so a payload cannot make us read any file.

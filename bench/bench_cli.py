@@ -1,0 +1,260 @@
+"""How long a ``sessions-graph`` command takes as a process: start to output.
+
+Scripts and agents run ``sessions-graph recall`` between turns, so what counts
+is the whole process: interpreter start, imports, opening the store, the
+recall, the printed text. Reported, as p50 / p90 / min of fresh processes, on
+the embedded engine, interleaved so that machine noise hits every row alike:
+
+* ``python -c pass``: the interpreter's own start-up, the floor;
+* ``sessions-graph recall "QUERY"``: the command as scripts call it;
+* ``sessions-graph --db PATH recall "QUERY"``: the same recall reached through
+  the typer application (for comparison: what the early dispatch saves);
+* ``sessions-graph status``: a typer command that reads the store.
+
+at 10k and 100k actions (100 and 1,000 sessions of 100 actions each: prompts,
+tool calls, tool results, answers of coding sessions), loaded through the
+public API. Goal: ``recall`` p50 <= 150 ms at 100k actions.
+
+Usage: ``python bench/bench_cli.py [--runs 30] [--sizes 10000 100000]``.
+
+An installed package has compiled bytecode (pip writes it at install time),
+so the commands run with bytecode caching on even if
+``PYTHONDONTWRITEBYTECODE`` is set here: the unmeasured warm-up calls write
+it, as an install would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from sessions_graph import SessionsGraph
+
+USER = "bench"
+#: Sessions are 7 hours apart from here on: 1,000 sessions span ten months.
+START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+ACTIONS_PER_SESSION = 100
+
+AREAS = [
+    ("cache", "redis", "the cache layer", "src/cache/store.py"),
+    ("database", "postgres", "the orders database", "src/db/session.py"),
+    ("auth", "oauth", "the login flow", "src/auth/tokens.py"),
+    ("deploy", "kubernetes", "the staging deploy", "deploy/helm/values.yaml"),
+    ("tests", "pytest", "the flaky integration tests", "tests/test_orders.py"),
+    ("ci", "github actions", "the CI pipeline", ".github/workflows/ci.yml"),
+    ("migration", "alembic", "the schema migration", "migrations/versions/0042_orders.py"),
+    ("api", "fastapi", "the public API", "src/api/routes.py"),
+    ("logging", "structlog", "the request logging", "src/observability/logging.py"),
+    ("queue", "celery", "the background workers", "src/workers/tasks.py"),
+    ("frontend", "react", "the dashboard", "web/src/Dashboard.tsx"),
+    ("search", "elasticsearch", "product search", "src/search/indexer.py"),
+]
+PROMPTS = [
+    "Why does {what} fail after the last change? The error mentions {tool}.",
+    "Can you refactor {what} so it no longer depends on {tool} directly?",
+    "Add tests for {what}; the edge case with empty input is not covered.",
+    "Which {area} option did we pick for {what}, and why not the alternative?",
+    "The {area} settings in {path} look wrong, please check them.",
+    "Speed up {what}: p99 latency doubled since we switched to {tool}.",
+    "Write a short design note on {what} for the team.",
+]
+ANSWERS = [
+    "I traced it to {path}: {what} reads a stale config value, so {tool} times out. "
+    "I changed the default and added a regression test.",
+    "We picked {tool} for {what} because it keeps the {area} logic in one place; "
+    "the alternative needed a second service to operate.",
+    "Done. {what} now goes through an adapter in {path}, so swapping {tool} later is one file.",
+    "The tests pass locally. The remaining failure in {what} is the {area} fixture order.",
+    "Latency is back to normal: the {area} client was created per request; it is shared now.",
+]
+COMMANDS = [
+    "pytest -x {test} -q",
+    "git diff HEAD~1 -- {path}",
+    "rg -n '{area}' src/",
+    "make lint",
+    "docker compose logs --tail 50 {area}",
+]
+OUTPUTS = [
+    "FAILED {test}::test_{area}_roundtrip - AssertionError: expected 200, got 504",
+    "{n} passed, 1 skipped in {s}.2s",
+    "src/{area}/__init__.py:12: from .{area} import client\n{path}:88: timeout = 30",
+    'Traceback (most recent call last):\n  File "{path}", line {n}\n'
+    "{tool}.exceptions.TimeoutError: operation timed out after 30s",
+    "ok: lint clean ({n} files checked)",
+]
+#: Words of everyday engineering talk, so that no two turns read the same.
+VOCABULARY = (
+    "retry backoff timeout config env variable secret rotate token header cookie session "
+    "request response payload schema field column index constraint foreign key join query "
+    "plan cost rollout canary feature flag toggle experiment metric dashboard alert pager "
+    "incident postmortem owner review approve merge rebase conflict branch release tag "
+    "version bump changelog dependency upgrade pin lockfile vendor build cache layer image "
+    "container pod node cluster namespace ingress certificate dns proxy gateway rate limit "
+    "quota budget memory leak cpu profile flame graph hot path allocation pool connection "
+    "thread async await event loop callback handler middleware router endpoint pagination "
+    "cursor offset batch stream chunk buffer encoding unicode parser serializer validator "
+    "fixture mock stub snapshot golden coverage mutation property fuzz benchmark regression "
+    "customer invoice order cart checkout refund shipment inventory warehouse report export"
+).split()
+
+QUERIES = [
+    "which database did we pick for the cache",
+    "why did the schema migration fail",
+    "flaky integration tests timeout",
+    "staging deploy kubernetes values",
+    "oauth login flow tokens refactor",
+    "request logging structlog latency",
+]
+
+
+def session_actions(rng: random.Random, session: int) -> list[dict[str, Any]]:
+    """One coding session: turns of prompt, tool calls and results, and an answer."""
+    area, tool, what, path = AREAS[rng.randrange(len(AREAS))]
+    fill = {
+        "area": area,
+        "tool": tool,
+        "what": what,
+        "path": path,
+        "test": f"tests/test_{area}.py",
+    }
+    actions: list[dict[str, Any]] = []
+    minute = 0
+
+    def add(kind: str, text: str, **extra: Any) -> None:
+        nonlocal minute
+        minute += 1
+        stamp = (START + timedelta(hours=7 * session, minutes=minute)).isoformat()
+        actions.append(
+            {
+                "action_id": f"b{session}-{len(actions)}",
+                "action_type": kind,
+                "text": text,
+                "timestamp": stamp,
+                **extra,
+            }
+        )
+
+    def chatter() -> str:
+        return " ".join(rng.choices(VOCABULARY, k=rng.randint(6, 18)))
+
+    ticket = f"ORD-{rng.randint(100, 9999)}"
+    while len(actions) < ACTIONS_PER_SESSION:
+        prompt = rng.choice(PROMPTS).format(**fill)
+        add("user_message", f"{prompt} ({ticket}) Context: {chatter()}.")
+        for _ in range(rng.randint(1, 4)):
+            if len(actions) >= ACTIONS_PER_SESSION - 2:
+                break
+            call = f"toolu_{session}_{len(actions)}"
+            command = rng.choice(COMMANDS).format(**fill)
+            add("tool_call", f'{{"command": "{command}"}}', tool_name="Bash", tool_use_id=call)
+            output = rng.choice(OUTPUTS).format(n=rng.randint(3, 400), s=rng.randint(1, 60), **fill)
+            add("tool_result", output, tool_use_id=call)
+        if len(actions) < ACTIONS_PER_SESSION:
+            answer = rng.choice(ANSWERS).format(**fill)
+            add("assistant_message", f"{answer} Notes for {ticket}: {chatter()}.")
+    return actions[:ACTIONS_PER_SESSION]
+
+
+def load(graph: SessionsGraph, first: int, last: int) -> None:
+    """Sessions ``first`` .. ``last - 1``, through the public API."""
+    rng = random.Random(first)
+    for n in range(first, last):
+        actions = session_actions(rng, n)
+        sid = f"bench-session-{n}"
+        graph.record_session_start(
+            sid,
+            user_id=USER,
+            cwd=f"/home/dev/{AREAS[n % len(AREAS)][0]}-service",
+            started_at=actions[0]["timestamp"],
+        )
+        graph.record_actions(sid, actions, user_id=USER)
+
+
+def timed(cmd: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    result = subprocess.run(cmd, capture_output=True, env=env)
+    elapsed = time.perf_counter() - start
+    if result.returncode != 0:
+        sys.exit(f"{cmd[1:3]} failed: rc={result.returncode} {result.stderr.decode()[:300]}")
+    return elapsed * 1000
+
+
+def measure(script: str, db: Path, env: dict[str, str], runs: int) -> dict[str, list[float]]:
+    rows: dict[str, list[float]] = {
+        "python -c pass": [],
+        "recall": [],
+        "recall via typer": [],
+        "status": [],
+    }
+    for i in range(runs):
+        query = QUERIES[i % len(QUERIES)]
+        rows["python -c pass"].append(timed([sys.executable, "-c", "pass"], env))
+        rows["recall"].append(timed([script, "recall", query, "--user", USER], env))
+        rows["recall via typer"].append(
+            timed([script, "--db", str(db), "recall", query, "--user", USER], env)
+        )
+        rows["status"].append(timed([script, "status"], env))
+    return rows
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    args = parser.parse_args()
+    script = str(Path(sys.executable).parent / "sessions-graph")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        db = root / "bench.db"
+        env = {
+            **os.environ,
+            "XDG_CONFIG_HOME": str(root / "config"),
+            "XDG_STATE_HOME": str(root / "state"),
+            "SESSIONS_GRAPH_DB": str(db),
+            "SESSIONS_GRAPH_USER_ID": USER,
+        }
+        env = {k: v for k, v in env.items() if not k.startswith("MEMGRAPH_")}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        graph = SessionsGraph(db=str(db))
+        graph.setup()
+        loaded = 0
+        for size in sorted(args.sizes):
+            sessions = size // ACTIONS_PER_SESSION
+            start = time.perf_counter()
+            load(graph, loaded, sessions)
+            print(
+                f"loaded {sessions - loaded} sessions ({(sessions - loaded) * ACTIONS_PER_SESSION}"
+                f" actions) in {time.perf_counter() - start:.1f} s",
+                file=sys.stderr,
+            )
+            loaded = sessions
+            for cmd in ([script, "recall", QUERIES[0]], [script, "status"]):
+                timed(cmd, env)  # writes bytecode, warms the file cache: not measured
+            rows = measure(script, db, env, args.runs)
+            floor = percentile(rows["python -c pass"], 0.5)
+            print(f"\n{size:,} actions, embedded engine, {args.runs} processes each (ms)")
+            print(f"{'':<20}{'p50':>8}{'p90':>8}{'min':>8}{'p50 / pass':>12}")
+            for name, samples in rows.items():
+                p50 = percentile(samples, 0.5)
+                print(
+                    f"{name:<20}{p50:>8.1f}{percentile(samples, 0.9):>8.1f}"
+                    f"{min(samples):>8.1f}{p50 / floor:>12.1f}"
+                )
+        graph.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,13 @@
+// Our entities as the merge with LightRAG's parts needs them: every
+// property (the shared fields and sg_added, what we added to them), our
+// mentions ({hash, description} per chunk; an entity with none yields one
+// entry of nulls, which the engine drops) and how many relationships other
+// than our mentions hold it.
+MATCH (e:Entity)
+WHERE id(e) IN $entity_ids
+OPTIONAL MATCH (e)-[r]-()
+WHERE type(r) <> 'MENTIONED_IN'
+WITH e, count(r) AS others
+OPTIONAL MATCH (e)-[m:MENTIONED_IN]->(c:Chunk)
+WITH e, others, collect({hash: c.hash, description: m.description}) AS mentions
+RETURN id(e) AS id, properties(e) AS props, mentions, others
