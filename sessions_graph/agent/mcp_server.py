@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -93,7 +93,8 @@ class MemoryServer:
         query: Annotated[str, Field(description="What to remember: words, a question, a name.")],
         limit: Annotated[int, Field(ge=1, le=100, description="Most items to return.")] = 10,
         scope: Annotated[
-            str, Field(description="What to search: all (default), memories or sessions.")
+            Literal["all", "turns", "memories", "entities"],
+            Field(description="What to search: past turns, saved memories, entities, or all."),
         ] = "all",
         since: Annotated[
             str | None, Field(description="Only from this time on (ISO 8601 date or time).")
@@ -102,7 +103,8 @@ class MemoryServer:
             str | None, Field(description="Only before this time (ISO 8601 date or time).")
         ] = None,
         project: Annotated[
-            str | None, Field(description="Only this project (its directory or repo name).")
+            str | None,
+            Field(description="Only this project: its name or a directory (subdirectories too)."),
         ] = None,
         max_tokens: Annotated[
             int, Field(ge=100, le=20_000, description="Budget of the answer, in tokens.")
@@ -120,8 +122,8 @@ class MemoryServer:
                 query,
                 limit=limit,
                 scope=scope,
-                since=_moment(since, "since"),
-                until=_moment(until, "until"),
+                since=since,
+                until=until,
                 project=project,
             )
             text = result.render(max_tokens)
