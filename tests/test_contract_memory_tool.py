@@ -33,6 +33,10 @@ def test_create_view_and_list(graph: SessionsGraph) -> None:
     assert view.splitlines()[1:] == ["     1\ttabs", "     2\tno emoji", "     3\t"]
     ranged = run(tool, "view", path="/memories/prefs.md", view_range=[2, 2])
     assert ranged.splitlines()[1:] == ["     2\tno emoji"]
+    tail = run(tool, "view", path="/memories/prefs.md", view_range=[2, 99])
+    assert tail.splitlines()[1:] == ["     2\tno emoji", "     3\t"]
+    with pytest.raises(ToolError, match="has 3 lines"):
+        run(tool, "view", path="/memories/prefs.md", view_range=[4, 5])
     listing = run(tool, "view", path="/memories")
     paths = [line.split("\t")[1] for line in listing.splitlines()[1:]]
     # Two levels deep: the notes file three levels down shows as its directory.

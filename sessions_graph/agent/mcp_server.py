@@ -183,7 +183,7 @@ class MemoryServer:
         with self.graph() as (graph, user):
             start, end = _moment(since, "since"), _moment(until, "until")
             rows = graph.recent_sessions(  # type: ignore[attr-defined]
-                user, project_key=project, limit=limit, before=end
+                user, project_key=project, limit=limit, before=end, preview_chars=PREVIEW_CHARS
             )
         sessions = [
             {

@@ -198,8 +198,9 @@ def _numbered(file: MemoryFile, view_range: Any) -> str:
         if len(view_range) != 2 or not all(isinstance(n, int) for n in view_range):
             raise ToolError("view_range is [first_line, last_line] (last_line -1: to the end)")
         start, end = view_range
-        end = len(lines) if end == -1 else end
-        if not 1 <= start <= max(end, 1) or end > len(lines):
+        # An end past the last line shows to the end, as -1 does.
+        end = len(lines) if end == -1 else min(end, len(lines))
+        if not 1 <= start <= len(lines) or end < start:
             raise ToolError(
                 f"Invalid view_range {list(view_range)}: {file.path} has {len(lines)} lines."
             )
