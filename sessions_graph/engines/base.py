@@ -175,8 +175,9 @@ class Engine(ABC):
 
     @abstractmethod
     def get_actions_page(self, session_id: str, offset: int, limit: int) -> list[Record]:
-        """``limit`` of a session's actions from position ``offset`` (0-based,
-        ``seq`` order): ``get_actions`` a page at a time."""
+        """The session's actions with ``offset <= seq < offset + limit``, in
+        order: ``get_actions`` a page at a time (seq numbers are consecutive
+        from 0, so ``offset`` is a position)."""
 
     @abstractmethod
     def get_memory_file(self, user_id: str, path: str) -> Record | None:

@@ -674,7 +674,9 @@ class MemgraphEngine(Engine):
     # the node), replaced whole on every write.
 
     def get_actions_page(self, session_id: str, offset: int, limit: int) -> list[Record]:
-        rows = self._read("action/page", session_id=session_id, start=offset, limit=limit)
+        rows = self._read(
+            "action/page", session_id=session_id, start=offset, stop=offset + limit
+        )
         for row in rows:
             row["is_error"] = bool(row["is_error"])
         return rows

@@ -603,9 +603,10 @@ class SQLiteEngine(Engine):
     # -- pages and memory files ---------------------------------------------------
     def get_actions_page(self, session_id: str, offset: int, limit: int) -> list[Record]:
         rows = self._read(
+            # seq numbers are consecutive from 0: a page is a range of them.
             f"SELECT {_ACTION_COLUMNS} FROM actions WHERE session_id = ?"
-            " ORDER BY seq LIMIT ? OFFSET ?",
-            (session_id, limit, offset),
+            " AND seq >= ? AND seq < ? ORDER BY seq",
+            (session_id, offset, offset + limit),
         )
         return [_action_record(r) for r in rows]
 
