@@ -21,7 +21,14 @@ if TYPE_CHECKING:
         StoreUnavailableError,
     )
     from sessions_graph.graph import SessionsGraph
-    from sessions_graph.models import Action, EntityMention, Memory, Session
+    from sessions_graph.models import (
+        Action,
+        EntityMention,
+        Memory,
+        RecallHit,
+        RecallResult,
+        Session,
+    )
 
 _LAZY = {
     "SessionsGraph": "sessions_graph.graph",
@@ -29,6 +36,8 @@ _LAZY = {
     "Session": "sessions_graph.models",
     "Action": "sessions_graph.models",
     "EntityMention": "sessions_graph.models",
+    "RecallHit": "sessions_graph.models",
+    "RecallResult": "sessions_graph.models",
     "SessionsGraphError": "sessions_graph.errors",
     "MemoryValidationError": "sessions_graph.errors",
     "InvalidQueryError": "sessions_graph.errors",
@@ -45,6 +54,8 @@ __all__ = [
     "InvalidQueryError",
     "Memory",
     "MemoryValidationError",
+    "RecallHit",
+    "RecallResult",
     "ReconciliationNotConfiguredError",
     "Session",
     "SessionsGraph",

@@ -7,7 +7,7 @@ limits, query syntax, timestamps); engines only store and fetch.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +28,7 @@ from sessions_graph.validation import (
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from sessions_graph.models import Action, EntityMention, Memory, Session
+    from sessions_graph.models import Action, EntityMention, Memory, RecallResult, Session
     from sessions_graph.reconcile.extraction import LLMFunc
     from sessions_graph.reconcile.summary import ReconciliationSummary
 
@@ -303,6 +303,44 @@ class SessionsGraph:
             raise MemoryValidationError("entity name must be a non-empty string (<= 500 chars)")
         name = without_surrogates(name)
         return [_models().Session(**r) for r in self.engine.entity_sessions(name.strip(), user_id)]
+
+    # -- recall --------------------------------------------------------------
+    def recall(
+        self,
+        user_id: str,
+        query: str,
+        *,
+        limit: int = 10,
+        session_id: str | None = None,
+        scope: str | Sequence[str] = "all",
+        since: datetime | str | None = None,
+        until: datetime | str | None = None,
+        project: str | None = None,
+    ) -> RecallResult:
+        """A user's past turns, memories and entities for a free-text question,
+        best first (``sessions_graph.recall`` does the work).
+
+        ``query`` is searched as words, never as query syntax. ``scope``:
+        "all", "turns", "memories", "entities", or a list of them; the asking
+        ``session_id``'s own turns are left out unless the scope also names
+        "session" (which alone means: only them). ``since`` / ``until``
+        (datetime or ISO 8601) bound when things happened; ``project`` is a
+        project key or a working directory (its subdirectories included).
+        """
+        from sessions_graph.recall.core import recall
+
+        result = recall(
+            self.engine,
+            user_id,
+            query,
+            limit=limit,
+            session_id=session_id,
+            scope=scope,
+            since=since,
+            until=until,
+            project=project,
+        )
+        return _models().RecallResult(**result)
 
     def forget_session(self, session_id: str) -> dict[str, int]:
         """Delete a session and everything only it produced."""

@@ -67,3 +67,42 @@ class EntityMention(_Record):
     workspace: str
     description: str | None = None
     mentions: int = 0
+
+
+class RecallHit(_Record):
+    """One thing recall found: a past turn, a memory or an entity."""
+
+    kind: str
+    #: The fused score: higher is better; comparable within one result only.
+    score: float
+    #: The retrieval lanes that found it ("keyword", "dates", "entities", "memories").
+    lanes: list[str]
+    session_id: str | None = None
+    timestamp: str | None = None
+    #: A readable snippet, secrets redacted; a turn's shows its neighbours too.
+    text: str = ""
+    action_id: str | None = None
+    action_type: str | None = None
+    memory_id: str | None = None
+    entity: str | None = None
+    entity_type: str | None = None
+    #: The sessions of the user that mention the entity, newest first.
+    sessions: list[str] | None = None
+
+
+class RecallResult(_Record):
+    """What ``SessionsGraph.recall`` found, best first."""
+
+    user_id: str
+    query: str
+    hits: list[RecallHit]
+
+    def render(self, max_tokens: int = 1500) -> str:
+        """The hits as text an agent can read: dated, attributed to their
+        session, within ``max_tokens`` (estimated)."""
+        from sessions_graph.recall.render import render
+
+        return render([h.model_dump() for h in self.hits], max_tokens, self.query)
+
+    def to_json(self) -> str:
+        return self.model_dump_json(exclude_none=True)

@@ -559,3 +559,29 @@ def test_a_legacy_node_without_bookkeeping_keeps_every_part() -> None:
     update = fields.entity_update({"source_id": "p<SEP>q", "description": "d"}, [], 0)
     assert update.action == fields.RELEASE
     assert update.fields["source_id"] == "p<SEP>q" and update.fields["description"] == "d"
+
+
+def test_a_chunk_id_lightrag_wrote_back_after_we_removed_it_goes_at_our_next_update(
+    world: World,
+) -> None:
+    """LightRAG reads a node and writes the merged node back in two separate
+    transactions; our removal can fall in between and LightRAG restores our
+    old part. It is ours by its shape (a SHA-256 hex digest, never a LightRAG
+    chunk id), so our next update of the node takes it out again."""
+    world.chunk(H1)
+    world.extract(H1, [MEMGRAPH])
+    world.lightrag.ingest_entity("Memgraph", "product", "an in-memory graph DB", DOC)
+    stale = world.lightrag.node("Memgraph")
+    assert stale is not None
+    world.collect(H1)
+    assert world.graph.node_props("Memgraph")["source_id"] == DOC
+    # LightRAG's write of what it merged from its read before our removal
+    # (its node_data: its own fields, never our bookkeeping).
+    lightrag_fields = ("entity_id", "entity_type", "description", "source_id", "file_path")
+    written = {k: stale[k] for k in lightrag_fields}
+    asyncio.run(world.lightrag.storage.upsert_node("Memgraph", written))
+    assert H1 in world.graph.node_props("Memgraph")["source_id"]
+
+    world.chunk(H2)
+    world.extract(H2, [MEMGRAPH])
+    assert world.graph.node_props("Memgraph")["source_id"].split("<SEP>") == [DOC, H2]

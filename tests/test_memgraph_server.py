@@ -4,10 +4,12 @@ records what the engine sends."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
-from memgraph_fakes import fake_engine
+from memgraph_fakes import fake_engine, server_error
+from neo4j import exceptions as neo4j_errors
 
 from sessions_graph import cypher
 from sessions_graph.engines import memgraph_server as server
@@ -68,7 +70,26 @@ def test_both_search_forms_exist_and_differ_only_in_the_limit() -> None:
     old = cypher.load("memory/search_int_limit")
     assert "text_search.search('memory_content_index', $query, {limit: $search_limit})" in current
     assert "text_search.search('memory_content_index', $query, $search_limit)" in old
-    assert current.replace("{limit: $search_limit}", "$search_limit") == old
+
+
+#: The config-map argument of text_search.* (3.11+).
+_CONFIG_MAP = re.compile(r"(text_search\.\w+\([^)]*?),\s*\{limit:\s*(\$\w+)\}\)")
+
+
+def test_every_release_dependent_statement_has_both_forms() -> None:
+    """A text_search call with a config map fails on 3.6-3.10: each such
+    file needs its ``_int_limit`` sibling, identical but for the limit."""
+    names = set(cypher.names())
+    with_map = {n for n in names if _CONFIG_MAP.search(cypher.load(n))}
+    assert "memory/search" in with_map
+    for name in with_map:
+        sibling = name + server.INT_LIMIT_SUFFIX
+        assert sibling in names, f"{name} has no {sibling}"
+        assert _CONFIG_MAP.sub(r"\1, \2)", cypher.load(name)) == cypher.load(sibling), name
+    for name in names:
+        if name.endswith(server.INT_LIMIT_SUFFIX):
+            assert name.removesuffix(server.INT_LIMIT_SUFFIX) in with_map, name
+            assert "{limit:" not in cypher.load(name), name
 
 
 def _searching(version_answer: Any) -> Any:
@@ -306,3 +327,45 @@ def test_listed_schema_in_other_row_shapes() -> None:
         ("text", "memory_content_index"),
         ("unique", "User", "user_id"),
     } <= present
+
+
+# -- operator precedence -----------------------------------------------------------------
+#: An IN or IS [NOT] NULL whose operand runs into a + or - (or the reverse)
+#: without parentheses: Memgraph 3.6.x binds IN / IS NULL tighter than + / -
+#: (changed in 3.11), so such an expression means different things on
+#: different releases. ``reduce(acc = ..., x IN list | ...)`` stops at ``|``.
+_MIXED = (
+    re.compile(r"\bIN\b[^|()\[\]\n,]*[+\-]"),
+    re.compile(r"[+\-][^|()\[\]\n,]*\b(IN|IS\s+(NOT\s+)?NULL)\b"),
+    re.compile(r"\bIS\s+(NOT\s+)?NULL\b[^|()\[\]\n,]*[+\-]"),
+)
+
+
+def test_in_and_is_null_never_mix_with_plus_minus_unparenthesised() -> None:
+    offenders = [
+        name
+        for name in cypher.names()
+        for pattern in _MIXED
+        if pattern.search(cypher.load(name).replace("->", "  ").replace("<-", "  "))
+    ]
+    assert not offenders
+    assert _MIXED[0].search("WHERE $x IN c.list + [1]")
+    assert _MIXED[1].search("RETURN a + b IS NULL")
+
+
+def test_a_refused_show_version_is_the_current_form() -> None:
+    refused = server_error(neo4j_errors.ClientError, "You are not authorized to execute this query")
+    engine, driver = fake_engine(_searching(refused))
+    assert engine._server_form("memory/search") == "memory/search"
+    assert driver.statements().count("SHOW VERSION") == 1
+
+
+def test_a_refused_listing_runs_every_schema_statement() -> None:
+    refused = server_error(neo4j_errors.ClientError, "You are not authorized to execute this query")
+
+    def answer(statement: str, params: dict[str, Any]) -> Any:
+        return refused if statement.startswith("SHOW ") else []
+
+    engine, driver = fake_engine(answer)
+    engine.setup()
+    assert _ddl(driver.sent) == cypher.statements("schema/setup")

@@ -6,7 +6,7 @@
 // winner's claim. Lists are replaced whole, filtered with reduce and CASE.
 UNWIND $hashes AS wanted
 MATCH (c:Chunk {hash: wanted})
-WHERE NOT $workspace IN coalesce(c.extracted_in, [])
+WHERE NOT ($workspace IN coalesce(c.extracted_in, []))
 WITH c, reduce(free = true, k IN coalesce(c.claims, []) |
        CASE WHEN k.workspace = $workspace AND k.owner <> $owner AND k.expires_at >= $now
             THEN false ELSE free END) AS free

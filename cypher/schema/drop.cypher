@@ -1,5 +1,6 @@
 // Undo schema/setup, statement by statement; absent objects are tolerated.
 DROP TEXT INDEX memory_content_index;
+DROP TEXT INDEX action_recall_index;
 DROP INDEX ON :Entity(name_key);
 DROP INDEX ON :Entity;
 DROP INDEX ON :MemoryFile(user_id);

@@ -21,3 +21,4 @@ CREATE INDEX ON :MemoryFile(user_id);
 CREATE INDEX ON :Entity;
 CREATE INDEX ON :Entity(name_key);
 CREATE TEXT INDEX memory_content_index ON :Memory(content, user_key);
+CREATE TEXT INDEX action_recall_index ON :Action(recall_body, recall_context, user_key);

@@ -376,3 +376,40 @@ class Engine(ABC):
     def forget_user(self, user_id: str) -> Record:
         """``forget_session`` for each of the user's sessions, plus the user's
         memories and the User itself. Returns the same counts plus ``users``."""
+
+    # -- recall (sessions_graph.recall) ----------------------------------------
+    # Narrow reads for the recall lanes; ranking across lanes happens in the
+    # recall layer. ``terms`` are tuples of index tokens (see
+    # ``sessions_graph.recall.text``), each matched as a phrase, any of them
+    # enough. ``filters``: ``since`` / ``until`` (ISO UTC, inclusive, on the
+    # action's timestamp, else its session's start), ``project`` (the
+    # session's project_key or cwd, or a directory above that cwd),
+    # ``exclude_session`` and ``only_session`` (session ids); None = no filter.
+
+    @abstractmethod
+    def search_turns(
+        self, user_id: str, terms: Sequence[Sequence[str]], limit: int, filters: Record
+    ) -> list[Record]:
+        """The user's turns best first, each matched through the turn index,
+        where an action is indexed with the text of its neighbouring actions
+        in the session (its own text weighing more). Records: ``action_id``,
+        ``session_id``, ``seq``, ``action_type``, ``timestamp`` (the action's,
+        else the session's start) and ``score`` (higher is better). Another
+        user's action is never returned, nor cut off the user's by the limit."""
+
+    @abstractmethod
+    def turn_windows(self, user_id: str, action_ids: Sequence[str], radius: int) -> list[Record]:
+        """For each of the user's actions in ``action_ids``, the actions of its
+        session within ``radius`` positions (itself included), as action
+        records (with ``text``) plus ``hit_id``, the action they surround.
+        Other users' ids give nothing."""
+
+    @abstractmethod
+    def recall_entities(self, user_id: str, name_keys: Sequence[str]) -> list[Record]:
+        """Entities whose casefolded name is one of ``name_keys`` and that the
+        user's own chunks mention: ``name``, ``entity_type`` and
+        ``description`` from the user's own mentions only (descriptions
+        joined, distinct), and ``units``, the user's actions and memories
+        whose chunks mention it: ``unit_kind``, ``unit_id``, ``session_id``,
+        ``timestamp`` (action's, else session start; memory's creation),
+        ``project_key``, ``cwd``. One record per name (workspaces merged)."""

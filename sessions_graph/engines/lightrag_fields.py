@@ -27,6 +27,7 @@ against the result).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,6 +38,12 @@ SEP = "<SEP>"
 KEYWORD_SEP = ","
 #: The ``file_path`` part that says "sessions-graph wrote this".
 OUR_FILE_PATH = "sessions-graph"
+
+#: Our chunk ids: SHA-256 hex digests. LightRAG's are ``chunk-`` + MD5, so a
+#: ``source_id`` part of this shape is ours whatever ``sg_added`` says: one
+#: LightRAG copied while we removed it (its read-merge-write spans two
+#: transactions) is taken out at our next update instead of staying for ever.
+OUR_CHUNK_ID = re.compile(r"[0-9a-f]{64}")
 
 #: Shared list fields and how LightRAG joins their parts.
 ENTITY_FIELDS = {"source_id": SEP, "description": SEP, "file_path": SEP}
@@ -99,8 +106,11 @@ def _merge(
     added: dict[str, Any] = {}
     foreign = False
     for name, sep in fields.items():
+        taken = list(before.get(name) or ())
+        if name == "source_id":
+            taken += [p for p in split(props.get(name), sep) if OUR_CHUNK_ID.fullmatch(p)]
         values[name], added[name], others = merge_field(
-            props.get(name), list(before.get(name) or ()), ours.get(name, ()), sep
+            props.get(name), taken, ours.get(name, ()), sep
         )
         foreign = foreign or bool(others and name in ("source_id", "description"))
     return values, added, foreign

@@ -10,10 +10,20 @@ Design notes (the why; docs/memgraph.md has the longer version):
   User input only travels as ``$parameters``; the sole non-parameter part of
   any query is the entity workspace label, validated then backticked.
 * **Writes are managed transactions**, wrapped in a bounded exponential
-  backoff (tenacity) for what is worth retrying: transient errors, dropped
+  backoff (tenacity) for what a re-run can fix: transient errors, dropped
   connections, write-write conflicts, and the unique-constraint race two
   processes hit when they MERGE the same new node at once (the re-run finds
-  the node). Every transaction function is safe to re-run whole.
+  the node). Not a taken ``memory_id``, not a transaction the server aborted
+  (timeout, TERMINATE), not ``neo4j://`` routing a standalone server refuses.
+  Every transaction function is safe to re-run whole, and carries a bounded
+  timeout the server enforces.
+* **Release-dependent statements** have one file per form
+  (``<name>`` / ``<name>_int_limit``); ``_server_form`` picks the one this
+  server takes, asking ``SHOW VERSION`` once (``engines/memgraph_server``).
+* **Schema out of the hot path.** ``setup`` and a workspace's first use run
+  only the schema statements whose object ``SHOW INDEX INFO`` / ``SHOW
+  CONSTRAINT INFO`` do not list: schema DDL waits for (and under load fails
+  on) concurrent writers even when the object exists.
 * **User-isolated search.** ``text_search.search`` applies its result limit
   (1000 by default) inside the procedure, before any ``WHERE user_id = ...``
   after it, so filtering afterwards lets other users' matches push a user's
@@ -34,10 +44,13 @@ Design notes (the why; docs/memgraph.md has the longer version):
   ``sessions_graph.query`` (``to_tantivy``, ``matches``); only the per-user
   wrapping and the prefix path's scoring are here.
 * **Entities** are LightRAG nodes (label = workspace, ``entity_id``,
-  ``entity_type``, ``description``, ``source_id`` = chunk hashes joined by
-  LightRAG's separator, ``file_path``) that also carry ``:Entity``; relations
-  are LightRAG's ``DIRECTED`` edges. What a chunk said about an entity lives
-  on its ``MENTIONED_IN`` edge, and users are only ever shown that.
+  ``entity_type``, ``description``, ``source_id``, ``file_path``) that also
+  carry ``:Entity``; relations are LightRAG's ``DIRECTED`` edges. LightRAG's
+  own ingestion may write the same nodes and edges: our parts of their
+  ``<SEP>`` fields are recorded in ``sg_added`` and only those are ever
+  removed, and a node or edge goes only when nothing else holds it
+  (``engines/lightrag_fields``). What a chunk said about an entity lives on
+  its ``MENTIONED_IN`` edge, and users are only ever shown that.
 """
 
 from __future__ import annotations
@@ -72,14 +85,17 @@ from sessions_graph.query import (
     to_tantivy,
     tokenize,
 )
+from sessions_graph.recall.records import group_entity_units
+from sessions_graph.recall.text import TURN_CONTEXT_WEIGHT, TURN_RADIUS, turn_documents
 from sessions_graph.settings import split_url_userinfo
 from sessions_graph.validation import check_workspace
 
 T = TypeVar("T")
 
-#: Bumped when ``cypher/schema/setup`` changes in a way old stores must follow
-#: (2: memory files, unique per user and path).
-SCHEMA_VERSION = 2
+#: Bumped when ``cypher/schema/setup`` changes in a way old stores must follow.
+#: 2: recall's turn index (``action_recall_index``; ``setup`` indexes older actions).
+#: 3: memory files, unique per user and path.
+SCHEMA_VERSION = 3
 
 #: Seconds to wait for a TCP connection before calling the server unreachable.
 CONNECTION_TIMEOUT = 10.0
@@ -115,10 +131,11 @@ _SHUTDOWN = "shutdown"
 _ROUTING_REFUSED = ("not part of a cluster", "route message is not supported")
 
 #: What a schema statement's error says when the object is already there /
-#: already gone. Memgraph reports an existing or missing index or constraint
-#: as a notification, not an error; only the text index fails ('Text index
-#: "x" already exists.', 'Text index "x" doesn’t exist.', with a typographic
-#: apostrophe, which ``_ddl`` folds to ASCII before matching).
+#: already gone. Memgraph 3.6.2, 3.11 and main report an existing or missing
+#: index, constraint or text index as a notification, not an error; older
+#: builds failed for the text index ('Text index "x" already exists.',
+#: 'Text index "x" doesn’t exist.', with a typographic apostrophe, which
+#: ``_ddl`` folds to ASCII before matching), which is still success.
 _EXISTS_ALREADY = ("already exists",)
 _DOES_NOT_EXIST = ("doesn't exist", "does not exist")
 
@@ -210,6 +227,16 @@ def user_key(user_id: str) -> str:
     return "u" + hashlib.sha256(user_id.encode("utf-8")).hexdigest()[:32]
 
 
+def turn_search_query(terms: Sequence[Sequence[str]], field: str, key: str) -> str:
+    """The Tantivy query for recall's keyword lane on one property: the user's
+    key required, any of the terms (phrases of index tokens, which are letters
+    and digits only, so quoting is safe)."""
+    words = " OR ".join(
+        f"data.{field}:{t[0]}" if len(t) == 1 else f'data.{field}:"{" ".join(t)}"' for t in terms
+    )
+    return f"+data.user_key:{key} +({words})"
+
+
 def user_search_query(node: Node, key: str) -> str:
     """The Tantivy query for one user: the user's key is required."""
     return f"+data.user_key:{key} +{to_tantivy(node, 'data.content')}"
@@ -228,6 +255,7 @@ def local_score(node: Node, tokens: Sequence[str]) -> float:
 
 
 # -- the engine -----------------------------------------------------------------
+
 
 def _rows(tx: Any, name: str, **params: Any) -> list[Record]:
     """Run the named query in ``tx`` and return its rows as dicts."""
@@ -358,7 +386,12 @@ class MemgraphEngine(Engine):
     def _server_version(self) -> server.Version | None:
         """The server's release, asked once per engine (None: not parseable)."""
         if self._version is None:
-            rows = self._auto("admin/server_version")
+            try:
+                rows = self._auto("admin/server_version")
+            except StoreUnavailableError:
+                raise
+            except StoreError:
+                rows = []  # refused (e.g. privileges): no version, the current form
             answer = next(iter(rows[0].values()), None) if rows else None
             self._version = (server.parse_version(answer),)
         return self._version[0]
@@ -393,9 +426,14 @@ class MemgraphEngine(Engine):
         for (and under load fails on) concurrent writers even when the object
         exists. A statement whose object we cannot recognise in the listing
         is run, and "already exists" is success (a concurrent setup)."""
-        present = server.present_schema(
-            self._auto("admin/show_indexes"), self._auto("admin/show_constraints")
-        )
+        try:
+            present = server.present_schema(
+                self._auto("admin/show_indexes"), self._auto("admin/show_constraints")
+            )
+        except StoreUnavailableError:
+            raise
+        except StoreError:
+            present = set()  # listing refused (e.g. privileges): run them all
         for statement in server.missing_statements(wanted, present):
             self._ddl(statement, _EXISTS_ALREADY)
 
@@ -423,6 +461,9 @@ class MemgraphEngine(Engine):
             wanted += self._workspace_schema(workspace)
         self._create_schema(wanted)
         self._workspaces.update(workspaces)
+        # Actions stored before the turn index existed get their documents.
+        for row in self._read("recall/unindexed_sessions"):
+            self._write(lambda tx, r=row: self._index_turns(tx, r["session_id"], r["user_id"], 0))
         self._write(lambda tx: _rows(tx, "schema/set_version", version=SCHEMA_VERSION))
 
     def drop(self) -> None:
@@ -595,6 +636,7 @@ class MemgraphEngine(Engine):
             _rows(tx, "action/create", session_id=session_id, actions=rows)
             _rows(tx, "action/chain", links=links)
             self._touch(tx, session_id, added_actions=len(rows))
+            self._index_turns(tx, session_id, user_id, rows[0]["seq"])
             return len(rows)
 
         return self._write(work)
@@ -1024,10 +1066,14 @@ class MemgraphEngine(Engine):
             if key in wanted:
                 assertions.append(wanted[key][2])
             update = fields.relation_update(props, assertions)
-            ends = {"a_id": row["a_id"], "b_id": row["b_id"]} if row else {
-                "a_id": wanted[key][0],
-                "b_id": wanted[key][1],
-            }
+            ends = (
+                {"a_id": row["a_id"], "b_id": row["b_id"]}
+                if row
+                else {
+                    "a_id": wanted[key][0],
+                    "b_id": wanted[key][1],
+                }
+            )
             if update.action == fields.WRITE:
                 writes.append(
                     {
@@ -1120,9 +1166,7 @@ class MemgraphEngine(Engine):
                 ).data()[0]["entities"]
                 ids_by_name = {e["name"]: e["id"] for e in merged}
             touched = sorted(set(old) | set(ids_by_name.values()))
-            self._update_relations(
-                tx, chunk_hash, touched, workspace, relation_rows, ids_by_name
-            )
+            self._update_relations(tx, chunk_hash, touched, workspace, relation_rows, ids_by_name)
             self._refresh_entities(tx, touched)
 
         self._write(work)
@@ -1133,6 +1177,68 @@ class MemgraphEngine(Engine):
     def entity_sessions(self, name: str, user_id: str) -> list[Record]:
         rows = self._read("reconcile/entity_sessions", name_key=name.casefold(), user_id=user_id)
         return [_session_record(r) for r in rows]
+
+    # -- recall ---------------------------------------------------------------------
+    # The turn index is three properties of each Action in one text index:
+    # ``recall_body`` (its own text), ``recall_context`` (its neighbours') and
+    # ``user_key`` (as on memories: the user inside the Tantivy query). Both
+    # text properties are searched separately and summed here with the
+    # context weighed 0.3, which needs no boost syntax from the parser.
+
+    def _index_turns(self, tx: Any, session_id: str, user_id: str, first_seq: int) -> None:
+        """Write the documents of the session's actions from ``first_seq`` on,
+        and the contexts of the ones just before them (their new neighbours)."""
+        rows = _rows(
+            tx,
+            "recall/session_tail",
+            session_id=session_id,
+            from_seq=first_seq - 2 * TURN_RADIUS,
+        )
+        documents = turn_documents(rows, first_seq)
+        if documents:
+            _rows(tx, "recall/set_documents", documents=documents, user_key=user_key(user_id))
+
+    def search_turns(
+        self, user_id: str, terms: Sequence[Sequence[str]], limit: int, filters: Record
+    ) -> list[Record]:
+        if not terms:
+            return []
+        scores: dict[str, float] = {}
+        found: dict[str, Record] = {}
+        project = filters.get("project")
+        params = {
+            "user_id": user_id,
+            "search_limit": max(self.search_limit, limit),
+            "exclude": filters.get("exclude_session"),
+            "only": filters.get("only_session"),
+            "since": filters.get("since"),
+            "until": filters.get("until"),
+            "project": project,
+            "project_dir": project.rstrip("/") + "/" if project else None,
+        }
+        for field, weight in (("recall_body", 1.0), ("recall_context", TURN_CONTEXT_WEIGHT)):
+            query = turn_search_query(terms, field, user_key(user_id))
+            for row in self._read(self._server_form("recall/search_turns"), query=query, **params):
+                scores[row["action_id"]] = scores.get(row["action_id"], 0.0) + weight * row["score"]
+                found.setdefault(row["action_id"], row)
+        ranked = sorted(found.values(), key=lambda r: -scores[r["action_id"]])[:limit]
+        return [{**r, "score": scores[r["action_id"]]} for r in ranked]
+
+    def turn_windows(self, user_id: str, action_ids: Sequence[str], radius: int) -> list[Record]:
+        if not action_ids:
+            return []
+        rows = self._read(
+            "recall/turn_windows", user_id=user_id, action_ids=list(action_ids), radius=radius
+        )
+        for row in rows:
+            row["is_error"] = bool(row["is_error"])
+        return rows
+
+    def recall_entities(self, user_id: str, name_keys: Sequence[str]) -> list[Record]:
+        if not name_keys:
+            return []
+        rows = self._read("recall/entities", user_id=user_id, name_keys=list(name_keys))
+        return group_entity_units(rows)
 
     # -- forgetting ---------------------------------------------------------------------
     def _forget_session(self, tx: Any, session_id: str) -> dict[str, int]:

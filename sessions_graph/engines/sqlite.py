@@ -36,6 +36,8 @@ from sessions_graph.clock import utcnow
 from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, RUNNING, Engine, Record
 from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
 from sessions_graph.query import Node, to_fts5
+from sessions_graph.recall.records import group_entity_units
+from sessions_graph.recall.text import TURN_RADIUS, turn_documents
 from sessions_graph.validation import check_workspace
 
 #: How long a writer waits for the lock before giving up, in milliseconds.
@@ -200,7 +202,34 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (chunk_hash, workspace)
     );
     """,
-    # Memory files (the Anthropic memory tool): a Memory at a path, unique per
+    # 4: recall's turn index. Each action is one document: its own text
+    # (``body``) and its neighbours' in the session (``context``, weighed
+    # 0.3 by the rank function), because a turn often only makes sense with
+    # the ones around it. Kept in step by add_actions in the same
+    # transaction, so a hook's actions are searchable as soon as they are
+    # stored; ``turn_docs`` maps documents to actions (whose implicit rowid
+    # VACUUM may renumber) and holds what recall filters on. Porter stemming
+    # on top of unicode61: recall matches "databases" to "database".
+    """
+    CREATE TABLE turn_docs (
+        rowid       INTEGER PRIMARY KEY,
+        action_id   TEXT NOT NULL UNIQUE,
+        user_id     TEXT NOT NULL,
+        session_id  TEXT NOT NULL,
+        action_type TEXT NOT NULL,
+        timestamp   TEXT
+    );
+    CREATE VIRTUAL TABLE turns_fts USING fts5(
+        body, context, tokenize='porter unicode61 remove_diacritics 2'
+    );
+    INSERT INTO turns_fts(turns_fts, rank) VALUES ('rank', 'bm25(1.0, 0.3)');
+    CREATE TRIGGER actions_turn_ad AFTER DELETE ON actions BEGIN
+        DELETE FROM turns_fts
+        WHERE rowid = (SELECT rowid FROM turn_docs WHERE action_id = old.action_id);
+        DELETE FROM turn_docs WHERE action_id = old.action_id;
+    END;
+    """,
+    # 5: memory files (the Anthropic memory tool): a Memory at a path, unique per
     # user, with its newest versions. Both go with their Memory (cascade).
     """
     CREATE TABLE memory_files (
@@ -332,6 +361,9 @@ class SQLiteEngine(Engine):
                     for statement in _statements(MIGRATIONS[number]):
                         conn.execute(statement)
                     conn.execute(f"PRAGMA user_version = {number + 1}")
+                # Actions stored before the turn index existed are indexed
+                # now, in the migrating transaction (a no-op on a new file).
+                self._index_unindexed_turns(conn)
         except sqlite3.Error as exc:
             raise _store_error(exc, self.path) from None
 
@@ -349,6 +381,7 @@ class SQLiteEngine(Engine):
                     objects = conn.execute(
                         "SELECT name FROM sqlite_master WHERE type = 'table'"
                         " AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'memories_fts_%'"
+                        " AND name NOT LIKE 'turns_fts_%'"
                     ).fetchall()
                     for (name,) in objects:
                         conn.execute(f'DROP TABLE IF EXISTS "{name}"')
@@ -543,6 +576,7 @@ class SQLiteEngine(Engine):
                     (added, session_id),
                 )
                 conn.execute(_TOUCH_SESSION, (session_id,))
+                self._index_turns(conn, session_id, user_id, seq)
             return added
 
     def _queue(self, session_id: str, ended_at: str | None) -> bool:
@@ -1062,6 +1096,101 @@ class SQLiteEngine(Engine):
         )
         return [_session_record(r) for r in rows]
 
+    # == recall ==
+    def _index_turns(
+        self, conn: sqlite3.Connection, session_id: str, user_id: str, first_seq: int
+    ) -> None:
+        """Index the session's actions from ``first_seq`` on and rewrite the
+        context of the ones just before them: a batch costs one document per
+        new action plus at most ``TURN_RADIUS`` rewritten."""
+        rows = conn.execute(
+            "SELECT a.action_id, a.seq, a.action_type, a.text, a.timestamp, d.rowid AS doc"
+            " FROM actions a LEFT JOIN turn_docs d ON d.action_id = a.action_id"
+            " WHERE a.session_id = ? AND a.seq >= ? ORDER BY a.seq",
+            (session_id, first_seq - 2 * TURN_RADIUS),
+        ).fetchall()
+        by_id = {r["action_id"]: r for r in rows}
+        for document in turn_documents(rows, first_seq):
+            row = by_id[document["action_id"]]
+            if row["doc"] is not None:
+                conn.execute(
+                    "UPDATE turns_fts SET context = ? WHERE rowid = ?",
+                    (document["context"], row["doc"]),
+                )
+                continue
+            cursor = conn.execute(
+                "INSERT INTO turn_docs(action_id, user_id, session_id, action_type, timestamp)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (row["action_id"], user_id, session_id, row["action_type"], row["timestamp"]),
+            )
+            conn.execute(
+                "INSERT INTO turns_fts(rowid, body, context) VALUES (?, ?, ?)",
+                (cursor.lastrowid, document["body"], document["context"]),
+            )
+
+    def _index_unindexed_turns(self, conn: sqlite3.Connection) -> None:
+        sessions = conn.execute(
+            "SELECT DISTINCT a.session_id, s.user_id FROM actions a"
+            " JOIN sessions s ON s.session_id = a.session_id"
+            " WHERE NOT EXISTS (SELECT 1 FROM turn_docs d WHERE d.action_id = a.action_id)"
+        ).fetchall()
+        for session_id, user_id in sessions:
+            self._index_turns(conn, session_id, user_id, 0)
+
+    def search_turns(
+        self, user_id: str, terms: Sequence[Sequence[str]], limit: int, filters: Record
+    ) -> list[Record]:
+        if not terms:
+            return []
+        # Tokens are letters and digits only, so quoting each phrase is safe.
+        match = " OR ".join('"' + " ".join(t) + '"' for t in terms)
+        # ORDER BY rank alone lets FTS5 hand rows over ranked (bm25 with the
+        # column weights set in the migration) and stop at the limit.
+        rows = self._read(
+            "SELECT d.action_id, d.session_id, d.action_type,"
+            " coalesce(d.timestamp, s.started_at) AS timestamp, -turns_fts.rank AS score"
+            " FROM turns_fts JOIN turn_docs d ON d.rowid = turns_fts.rowid"
+            " JOIN sessions s ON s.session_id = d.session_id"
+            " WHERE turns_fts MATCH :match AND d.user_id = :user_id"
+            f"{_TURN_FILTERS} ORDER BY turns_fts.rank LIMIT :limit",
+            {"match": match, "user_id": user_id, "limit": limit, **_turn_filter_params(filters)},
+        )
+        return [dict(r) for r in rows]
+
+    def turn_windows(self, user_id: str, action_ids: Sequence[str], radius: int) -> list[Record]:
+        if not action_ids:
+            return []
+        rows = self._read(
+            "SELECT h.action_id AS hit_id,"
+            f" {', '.join('a.' + c for c in _ACTION_COLUMNS.split(', '))}"
+            " FROM actions h JOIN sessions s ON s.session_id = h.session_id AND s.user_id = ?"
+            " JOIN actions a ON a.session_id = h.session_id"
+            "   AND a.seq BETWEEN h.seq - ? AND h.seq + ?"
+            " WHERE h.action_id IN (SELECT value FROM json_each(?))",
+            (user_id, radius, radius, json.dumps(list(action_ids))),
+        )
+        return [_action_record(r) for r in rows]
+
+    def recall_entities(self, user_id: str, name_keys: Sequence[str]) -> list[Record]:
+        if not name_keys:
+            return []
+        rows = self._read(
+            "SELECT e.name, m.entity_type, m.description, uc.unit_kind, uc.unit_id,"
+            " coalesce(a.session_id, mm.session_id) AS session_id,"
+            " CASE WHEN uc.unit_kind = 'action' THEN coalesce(a.timestamp, s.started_at)"
+            "      ELSE mm.created_at END AS timestamp, s.project_key, s.cwd"
+            " FROM entities e JOIN mentions m ON m.entity_id = e.entity_id"
+            " JOIN unit_chunks uc ON uc.chunk_hash = m.chunk_hash"
+            " LEFT JOIN actions a ON uc.unit_kind = 'action' AND a.action_id = uc.unit_id"
+            " LEFT JOIN memories mm ON uc.unit_kind = 'memory' AND mm.memory_id = uc.unit_id"
+            " LEFT JOIN sessions s ON s.session_id = coalesce(a.session_id, mm.session_id)"
+            " WHERE e.name_key IN (SELECT value FROM json_each(?))"
+            "   AND (s.user_id = ? OR (s.session_id IS NULL AND mm.user_id = ?))"
+            " ORDER BY e.name, m.chunk_hash",
+            (json.dumps(list(name_keys)), user_id, user_id),
+        )
+        return group_entity_units([dict(r) for r in rows])
+
     def _graph_counts(self, conn: sqlite3.Connection) -> dict[str, int]:
         return {
             table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
@@ -1115,6 +1244,27 @@ _SESSION_CHUNKS = """
     WHERE m.session_id = ?
 """
 
+
+
+# The recall filters (``Engine.search_turns``) over turn_docs d and sessions s.
+_TURN_FILTERS = """
+    AND (:exclude IS NULL OR d.session_id != :exclude)
+    AND (:only IS NULL OR d.session_id = :only)
+    AND (:since IS NULL OR coalesce(d.timestamp, s.started_at) >= :since)
+    AND (:until IS NULL OR coalesce(d.timestamp, s.started_at) <= :until)
+    AND (:project IS NULL OR s.project_key = :project OR s.cwd = :project
+         OR substr(s.cwd, 1, length(:project) + 1) = :project || '/')
+"""
+
+
+def _turn_filter_params(filters: Record) -> dict[str, Any]:
+    return {
+        "exclude": filters.get("exclude_session"),
+        "only": filters.get("only_session"),
+        "since": filters.get("since"),
+        "until": filters.get("until"),
+        "project": filters.get("project"),
+    }
 
 
 def _statements(script: str) -> list[str]:

@@ -1,0 +1,6 @@
+// A session's actions from $from_seq on, with their text: what the turn
+// index needs to (re)write those turns' documents and their neighbours'.
+MATCH (a:Action)
+WHERE a.session_id = $session_id AND a.seq >= $from_seq
+RETURN a.action_id AS action_id, a.seq AS seq, a.text AS text
+ORDER BY seq

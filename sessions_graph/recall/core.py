@@ -1,0 +1,115 @@
+"""One recall: check the request, run the lanes, fuse, build readable hits."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sessions_graph.engines.base import Engine, Record
+from sessions_graph.recall import fusion, lanes
+from sessions_graph.recall.render import ENTITY_CHARS, MEMORY_CHARS, clip, redacted, turn_text
+from sessions_graph.recall.request import Request, check_request
+
+#: Turns shown before and after a matched turn.
+CONTEXT_TURNS = 1
+
+
+def recall(engine: Engine, user_id: str, query: str, **options: Any) -> Record:
+    """A user's past turns, memories and entities for ``query``, best first.
+
+    Options as ``SessionsGraph.recall``: ``limit`` (1-100), ``session_id``,
+    ``scope``, ``since``, ``until``, ``project``. Returns ``{"user_id",
+    "query", "hits"}``, each hit a dict: ``kind`` ("turn" | "memory" |
+    "entity"), ``score``, ``lanes``, ``session_id``, ``timestamp``, ``text``
+    and per kind ``action_id`` / ``action_type``, ``memory_id``, ``entity`` /
+    ``entity_type`` / ``sessions``.
+    """
+    req = check_request(user_id, query, **options)
+    ranked: dict[str, list[tuple[str, Record]]] = {}
+    if {"turns", "session"} & req.scope:
+        ranked["keyword"] = [
+            (_turn_key(r["action_id"]), _turn(r)) for r in lanes.keyword(engine, req)
+        ]
+        ranked["dates"] = [(_turn_key(r["action_id"]), _turn(r)) for r in lanes.dates(engine, req)]
+    if "entities" in req.scope or "turns" in req.scope:
+        ranked["entities"] = _entity_lane(engine, req)
+    if "memories" in req.scope:
+        ranked["memories"] = [
+            (f"memory:{m['memory_id']}", _memory(m)) for m in lanes.memories(engine, req, req.limit)
+        ]
+    hits = fusion.fuse({k: v for k, v in ranked.items() if v}, req.limit)
+    _fill_turn_text(engine, req, hits)
+    return {"user_id": req.user_id, "query": req.query, "hits": hits}
+
+
+def _turn_key(action_id: str) -> str:
+    return f"turn:{action_id}"
+
+
+def _turn(row: Record) -> Record:
+    return {
+        "kind": "turn",
+        "action_id": row["action_id"],
+        "action_type": row.get("action_type"),
+        "session_id": row["session_id"],
+        "timestamp": row.get("timestamp"),
+        "text": "",
+    }
+
+
+def _memory(row: Record) -> Record:
+    return {
+        "kind": "memory",
+        "memory_id": row["memory_id"],
+        "session_id": row.get("session_id"),
+        "timestamp": row.get("updated_at") or row.get("created_at"),
+        "text": clip(redacted(row["content"]), MEMORY_CHARS),
+    }
+
+
+def _entity_lane(engine: Engine, req: Request) -> list[tuple[str, Record]]:
+    """Entities (when asked for) and the turns that mention them, interleaved
+    in entity order: an entity, then its mentioning turns, newest first."""
+    out: list[tuple[str, Record]] = []
+    for row in lanes.entities(engine, req):
+        sessions = list(dict.fromkeys(u["session_id"] for u in row["units"]))
+        if "entities" in req.scope:
+            out.append(
+                (
+                    f"entity:{row['name'].casefold()}",
+                    {
+                        "kind": "entity",
+                        "entity": row["name"],
+                        "entity_type": row.get("entity_type"),
+                        "sessions": sessions,
+                        "session_id": sessions[0] if sessions else None,
+                        "timestamp": row["units"][0].get("timestamp"),
+                        "text": clip(redacted(row.get("description") or ""), ENTITY_CHARS)
+                        or "(no description)",
+                    },
+                )
+            )
+        if "turns" in req.scope:
+            for unit in row["units"]:
+                if unit["unit_kind"] == "action":
+                    out.append(
+                        (_turn_key(unit["unit_id"]), _turn({**unit, "action_id": unit["unit_id"]}))
+                    )
+    return out
+
+
+def _fill_turn_text(engine: Engine, req: Request, hits: list[Record]) -> None:
+    """Give each turn hit its text: the turn with its neighbours."""
+    ids = [h["action_id"] for h in hits if h["kind"] == "turn"]
+    if not ids:
+        return
+    windows: dict[str, list[Record]] = {}
+    for row in engine.turn_windows(req.user_id, ids, CONTEXT_TURNS):
+        windows.setdefault(row["hit_id"], []).append(row)
+    words = [" ".join(t) if len(t[0]) > 1 else "".join(t) for t in req.terms]
+    for hit in hits:
+        if hit["kind"] == "turn":
+            window = sorted(windows.get(hit["action_id"], []), key=lambda r: r["seq"])
+            hit["text"] = turn_text(window, hit["action_id"], words)
+            for row in window:
+                if row["action_id"] == hit["action_id"]:
+                    hit["action_type"] = row["action_type"]

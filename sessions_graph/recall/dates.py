@@ -1,0 +1,108 @@
+"""Time for recall: the ``since`` / ``until`` bounds, and dates a question names.
+
+A question such as "what did we decide on October 13, 2023?" names the day
+it is about; matching those words as keywords finds any turn that mentions a
+13 or a 2023. Instead the date becomes a window, and the date lane searches
+the question's other words among the turns of that window only.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+
+from sessions_graph.errors import MemoryValidationError
+
+_MONTHS = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ),
+        start=1,
+    )
+    for name in names
+}
+_MONTH = "(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_YEAR = r"(?P<year>(?:19|20)\d\d)"
+#: Most specific first: a full date, then a month of a year, then a year.
+_PATTERNS = [
+    re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<m>[01]\d)-(?P<day>[0-3]\d)\b"),
+    re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.IGNORECASE),
+    re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE),
+    re.compile(rf"\b{_MONTH},?\s+(?:of\s+)?{_YEAR}\b", re.IGNORECASE),
+    re.compile(rf"\b(?:in|during|of|since)\s+{_YEAR}\b", re.IGNORECASE),
+]
+
+
+def to_utc(value: object, field: str) -> str | None:
+    """A ``datetime`` or ISO 8601 string as the stores' timestamp format (UTC,
+    microseconds); naive times are taken as UTC. None stays None."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        text = value.strip().replace("Z", "+00:00").replace("z", "+00:00")
+        # Python 3.10's parser takes only 3 or 6 fraction digits: make them 6.
+        text = re.sub(r"\.(\d+)", lambda m: "." + m.group(1)[:6].ljust(6, "0"), text, count=1)
+        try:
+            value = datetime.fromisoformat(text)
+        except ValueError:
+            raise MemoryValidationError(
+                f"{field} must be a datetime or an ISO 8601 date, not {value[:60]!r}"
+            ) from None
+    if not isinstance(value, datetime):
+        raise MemoryValidationError(f"{field} must be a datetime or an ISO 8601 date")
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc).isoformat(timespec="microseconds")
+
+
+def named_windows(question: str) -> tuple[list[tuple[str, str]], str]:
+    """The time windows ``[start, end)`` that the question names (a day, a
+    month, a year), and the question without those words. Dates are taken as
+    UTC days; a day window is widened by a day each side so that a time zone
+    never moves an event out of it."""
+    windows: list[tuple[str, str]] = []
+    rest = question
+    for pattern in _PATTERNS:
+        for match in pattern.finditer(rest):
+            window = _window(match.groupdict())
+            if window:
+                windows.append(window)
+        rest = pattern.sub(" ", rest)
+    return windows, rest
+
+
+def _window(parts: dict[str, str | None]) -> tuple[str, str] | None:
+    year = int(parts["year"] or 0)
+    if parts.get("m"):
+        month: int | None = int(parts["m"] or 0)
+    elif parts.get("month"):
+        month = _MONTHS[(parts["month"] or "").lower()]
+    else:
+        month = None
+    try:
+        if parts.get("day") and month:
+            day = datetime(year, month, int(parts["day"] or 0), tzinfo=timezone.utc)
+            start, end = day - timedelta(days=1), day + timedelta(days=2)
+        elif month:
+            start = datetime(year, month, 1, tzinfo=timezone.utc)
+            end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=timezone.utc)
+        else:
+            start = datetime(year, 1, 1, tzinfo=timezone.utc)
+            end = datetime(year + 1, 1, 1, tzinfo=timezone.utc)
+    except ValueError:  # "February 31": not a date, so not a window
+        return None
+    return (start.isoformat(timespec="microseconds"), end.isoformat(timespec="microseconds"))

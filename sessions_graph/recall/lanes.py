@@ -1,0 +1,147 @@
+"""The lanes: each finds candidates one way and ranks them best first.
+
+* ``keyword``: the question's words over the turn index, where each turn is
+  indexed with its neighbouring turns of the same session (a turn that only
+  makes sense with the question before it is found by the question's words).
+  Tool results count for less: they are long and noisy, and the turn that
+  asked for them is usually the better hit.
+* ``dates``: when the question names a day, month or year, its other words
+  over the turns of that window only.
+* ``entities``: an entity whose name the question contains (reconciled
+  entities, the user's own mentions only) leads to the entity itself and to
+  the user's turns whose chunks mention it.
+* ``memories``: the question's words over the user's saved Memories.
+
+Each lane is one narrow engine operation; the engines never see the others.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sessions_graph.engines.base import Engine, Record
+from sessions_graph.query import Or, Term
+from sessions_graph.recall import text
+from sessions_graph.recall.request import Request
+from sessions_graph.recall.text import MAX_TOKEN_CHARS, STOP_WORDS
+
+#: How many candidates a keyword lane reads; fusion needs more than it returns.
+CANDIDATES = 100
+#: A tool result's keyword score is multiplied by this.
+TOOL_RESULT_WEIGHT = 0.5
+#: Longest entity name looked up, in words.
+MAX_NAME_WORDS = 4
+#: How an entity name's words may be joined ("node.js", "pre-commit", "gpt_4").
+_JOINERS = (" ", "-", "_", ".", "")
+
+
+def keyword(engine: Engine, req: Request) -> list[Record]:
+    rows = engine.search_turns(req.user_id, req.terms, CANDIDATES, req.turn_filters())
+    return _weighted(rows)
+
+
+def dates(engine: Engine, req: Request) -> list[Record]:
+    if not req.windows:
+        return []
+    terms = req.undated_terms or req.terms
+    best: dict[str, Record] = {}
+    for since, until in req.windows:
+        filters = req.turn_filters(since=since, until=until)
+        if filters["since"] and filters["until"] and filters["since"] >= filters["until"]:
+            continue
+        for row in engine.search_turns(req.user_id, terms, CANDIDATES, filters):
+            if row["action_id"] not in best or best[row["action_id"]]["score"] < row["score"]:
+                best[row["action_id"]] = row
+    return _weighted(list(best.values()))
+
+
+def _weighted(rows: list[Record]) -> list[Record]:
+    for row in rows:
+        if row["action_type"] == "tool_result":
+            row["score"] *= TOOL_RESULT_WEIGHT
+    rows.sort(key=lambda r: (-r["score"], _newest(r)))
+    return rows
+
+
+def _newest(row: Record) -> str:
+    """A sort key that puts later timestamps first among equal scores."""
+    stamp = row.get("timestamp") or ""
+    return "".join(chr(0x10FFFF - ord(c)) for c in stamp)
+
+
+def entity_names(question: str) -> list[str]:
+    """The name keys an entity named in the question could have: every run of
+    1-4 words, joined the ways names are written, casefolded."""
+    words = text.words(question)
+    keys: dict[str, None] = {}
+    for size in range(1, MAX_NAME_WORDS + 1):
+        for i in range(len(words) - size + 1):
+            run = words[i : i + size]
+            if size == 1 and run[0] in STOP_WORDS:
+                continue
+            for joiner in _JOINERS if size > 1 else ("",):
+                keys[joiner.join(run)] = None
+    return list(keys)
+
+
+def entities(engine: Engine, req: Request) -> list[Record]:
+    """Matching entities, longest name first (the most specific match), each
+    with the user's own units that mention it, filtered like turns."""
+    keys = entity_names(req.query)
+    if not keys:
+        return []
+    rows = engine.recall_entities(req.user_id, keys)
+    filters = req.turn_filters()
+    for row in rows:
+        row["units"] = [u for u in row["units"] if _accepts(filters, u)]
+        row["units"].sort(key=lambda u: u.get("timestamp") or "", reverse=True)
+    rows = [r for r in rows if r["units"]]
+    rows.sort(key=lambda r: (-len(r["name"].split()), -len(r["units"]), r["name"]))
+    return rows
+
+
+def memories(engine: Engine, req: Request, limit: int) -> list[Record]:
+    words = [
+        Term(("".join(t),) if len(t) > 1 and len(t[0]) == MAX_TOKEN_CHARS else t) for t in req.terms
+    ]
+    node = words[0] if len(words) == 1 else Or(tuple(words))
+    rows = engine.search_memories(req.user_id, node, max(limit * 3, 30))
+    filters = req.turn_filters()
+    filters["exclude_session"] = filters["only_session"] = None  # only turns are left out
+    sessions: dict[str, Record | None] = {}
+    kept = []
+    for row in rows:
+        unit: dict[str, Any] = {"session_id": row["session_id"], "timestamp": row["created_at"]}
+        if req.project and row["session_id"]:
+            if row["session_id"] not in sessions:
+                sessions[row["session_id"]] = engine.get_session(row["session_id"])
+            session = sessions[row["session_id"]] or {}
+            unit.update(project_key=session.get("project_key"), cwd=session.get("cwd"))
+        if _accepts(filters, unit):
+            kept.append(row)
+    return kept
+
+
+def _accepts(filters: Record, unit: Record) -> bool:
+    """Whether a unit ({session_id, timestamp, project_key, cwd}) passes the
+    filters the engines apply to turns."""
+    stamp = unit.get("timestamp") or ""
+    if filters["since"] and stamp < filters["since"]:
+        return False
+    if filters["until"] and stamp > filters["until"]:
+        return False
+    session = unit.get("session_id")
+    if filters["exclude_session"] and session == filters["exclude_session"]:
+        return False
+    if filters["only_session"] and session != filters["only_session"]:
+        return False
+    project = filters["project"]
+    return not project or in_project(project, unit.get("project_key"), unit.get("cwd"))
+
+
+def in_project(project: str, project_key: str | None, cwd: str | None) -> bool:
+    """A session is in ``project`` when its project key is it, or its working
+    directory is it or below it."""
+    if project_key == project or cwd == project:
+        return True
+    return bool(cwd) and cwd.startswith(project.rstrip("/") + "/")  # type: ignore[union-attr]

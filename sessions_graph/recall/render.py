@@ -1,0 +1,137 @@
+"""What a hit reads like, and a list of hits as text within a token budget.
+
+Plain functions over plain dicts: the hook process renders recall results
+for injection into the agent's context and must not import pydantic.
+Every snippet passes through the secret redactor: Action text is stored as
+the agent produced it, and a recalled turn is about to be shown again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+Record = dict[str, Any]
+
+#: Characters shown of the matched turn, and of each neighbour around it.
+TURN_CHARS = 900
+NEIGHBOUR_CHARS = 240
+MEMORY_CHARS = 900
+ENTITY_CHARS = 600
+#: How a turn is introduced, by action type.
+_ROLES = {
+    "user_message": "user",
+    "assistant_message": "assistant",
+    "tool_call": "tool call",
+    "tool_result": "tool result",
+    "system_message": "system",
+}
+_SPACE = re.compile(r"\s+")
+
+
+def redacted(text: str) -> str:
+    # Imported here: engines import this package's text rules on the hook's
+    # write path, which never shows a snippet.
+    from sessions_graph.reconcile.redact import redact
+
+    return redact(text)
+
+
+def clip(text: str, size: int, around: Sequence[str] = ()) -> str:
+    """``text`` on one line, at most ``size`` characters, centred on the first
+    of the words ``around`` that it contains (the part that matched)."""
+    text = _SPACE.sub(" ", text).strip()
+    if len(text) <= size:
+        return text
+    lowered = text.lower()
+    positions = [p for p in (lowered.find(w) for w in around if w) if p >= 0]
+    start = max(0, min(positions) - size // 3) if positions else 0
+    start = min(start, len(text) - size)
+    piece = text[start : start + size]
+    return ("…" if start > 0 else "") + piece + ("…" if start + size < len(text) else "")
+
+
+def role(action: Record) -> str:
+    name = _ROLES.get(action.get("action_type") or "", action.get("action_type") or "")
+    return f"{name} ({action['tool_name']})" if action.get("tool_name") else name
+
+
+def turn_text(window: Sequence[Record], action_id: str, words: Sequence[str]) -> str:
+    """The matched turn with its neighbours, one line each, the match marked ``>>``."""
+    lines = []
+    for action in window:
+        hit = action["action_id"] == action_id
+        size = TURN_CHARS if hit else NEIGHBOUR_CHARS
+        body = clip(redacted(action.get("text") or ""), size, words)
+        lines.append(f"{'>>' if hit else '  '} {role(action)}: {body}")
+    return "\n".join(lines)
+
+
+def estimate_tokens(text: str) -> int:
+    """A tokenizer-free estimate: ~4 characters per token for ASCII, one per
+    other character (CJK runs close to one token per character)."""
+    ascii_chars = len(text.encode("ascii", "ignore"))
+    return (ascii_chars + 3) // 4 + (len(text) - ascii_chars)
+
+
+def _heading(number: int, hit: Record) -> str:
+    when = (hit.get("timestamp") or "")[:16].replace("T", " ") or "undated"
+    if hit["kind"] == "entity":
+        kind = f"entity {hit.get('entity')}"
+        if hit.get("entity_type"):
+            kind += f" ({hit['entity_type']})"
+        sessions = hit.get("sessions") or []
+        shown = ", ".join(sessions[:5]) + (
+            f" and {len(sessions) - 5} more" if len(sessions) > 5 else ""
+        )
+        return f"[{number}] {kind} · last {when} · mentioned in session {shown}"
+    where = f"session {hit['session_id']}" if hit.get("session_id") else "no session"
+    return f"[{number}] {hit['kind']} · {when} · {where}"
+
+
+def render(hits: Sequence[Record], max_tokens: int = 1500, query: str | None = None) -> str:
+    """Hits as text an agent can read, best first, each dated and attributed
+    to its session, in at most ``max_tokens`` (estimated). Hits that do not
+    fit are left out; a hit cut short ends with '…'."""
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+        from sessions_graph.errors import MemoryValidationError
+
+        raise MemoryValidationError("max_tokens must be an integer >= 1")
+    title = f"Recalled for {query!r}:" if query else "Recalled:"
+    if not hits:
+        return clip(f"{title} nothing found.", max_tokens * 4)
+    out = [title]
+    used = estimate_tokens(title)
+    for number, hit in enumerate(hits, start=1):
+        block = _heading(number, hit) + "\n" + _indent(hit.get("text") or "")
+        cost = estimate_tokens(block) + 1
+        if used + cost <= max_tokens:
+            out.append(block)
+            used += cost
+            continue
+        room = max_tokens - used - 1
+        if room >= 24:  # worth showing a cut hit rather than nothing
+            out.append(_cut(block, room))
+        break
+    if len(out) == 1:  # not even the first hit fits: show what does
+        return _cut(title + "\n" + _heading(1, hits[0]), max_tokens)
+    return "\n".join(out)
+
+
+def _indent(text: str) -> str:
+    return "\n".join("    " + line for line in text.splitlines())
+
+
+def _cut(text: str, tokens: int) -> str:
+    """``text`` cut to about ``tokens``, ending with '…' when cut."""
+    if estimate_tokens(text) <= tokens:
+        return text
+    low, high = 0, len(text)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if estimate_tokens(text[:mid]) + 1 <= tokens:
+            low = mid
+        else:
+            high = mid - 1
+    return text[:low].rstrip() + "…"

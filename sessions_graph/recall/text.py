@@ -1,0 +1,150 @@
+"""Words for recall: how text is cut for the turn index and how a question is
+cut into search terms, the same way on both engines.
+
+Free text is never query syntax here: a question is cut into words (quotes,
+colons and operators are just separators), so nothing a user types can be a
+syntax error. Three rules make the index and the question agree:
+
+* **Words** are runs of letters and digits, lowercased (the engines'
+  tokenizers split the same way; the embedded engine also stems them).
+* **CJK** (Chinese, Japanese kana and kanji, Korean) has no spaces between
+  words, so a tokenizer that splits on non-letters sees a whole sentence as
+  one token and nothing inside it can be found. ``index_text`` puts a space
+  between CJK characters, so each is a token; a CJK run in a question
+  becomes its overlapping two-character phrases (``东京寿司`` -> ``东京``,
+  ``京寿``, ``寿司``), the usual bigram retrieval for unsegmented scripts:
+  any shared word scores, without a dictionary.
+* **Long tokens** (Tantivy drops tokens over 40 characters, and hashes,
+  base64 and long identifiers are exactly what a developer pastes) are cut
+  into 40-character pieces in the index and searched as a phrase of pieces.
+
+Kept free of anything heavier than ``re``: engines call ``index_text`` on the
+hook's write path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+#: Longest token the engines' tokenizers keep whole (Tantivy's limit).
+MAX_TOKEN_CHARS = 40
+#: A turn is indexed with this many actions on each side of it...
+TURN_RADIUS = 2
+#: ... each contributing at most this many characters (a neighbour is context,
+#: and a 50 KB tool result must not drown the turn it surrounds) ...
+TURN_NEIGHBOUR_CHARS = 500
+#: ... and its own text up to this many (the cut reconciliation makes too).
+TURN_BODY_CHARS = 8000
+#: What a match in the neighbours' text is worth next to one in the turn's own.
+TURN_CONTEXT_WEIGHT = 0.3
+
+#: Characters indexed one by one: CJK ideographs (with extensions and
+#: compatibility forms), Hiragana, Katakana, Hangul syllables and jamo.
+_CJK_CLASS = (
+    "\u1100-\u11ff\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31a0-\u31bf\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff\uf900-\ufaff"
+    "\uff66-\uff9f\U00020000-\U0002fa1f"
+)
+_CJK = re.compile(f"[{_CJK_CLASS}]")
+_CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+_WORD = re.compile(r"[^\W_]+")
+_LONG = re.compile(rf"[^\W_]{{{MAX_TOKEN_CHARS + 1},}}")
+
+#: Function words of English questions and answers: they match nearly every
+#: turn, so as OR terms they only add noise to the ranking. A question made
+#: of nothing else keeps them.
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all also am an and any are as at be because been
+    before being below between both but by can could did do does doing done down during
+    each few for from further get got had has have having he her here hers herself him
+    himself his how i if in into is it its itself just let me might more most must my
+    myself no nor not now of off on once only or other our ours ourselves out over own
+    same shall she should so some such than that the their theirs them themselves then
+    there these they this those through to too under until up upon us very was we were
+    what when where which while who whom whose why will with would you your yours
+    yourself yourselves s t d ll m re ve don didn doesn isn wasn weren won
+    """.split()
+)
+
+
+def index_text(text: str) -> str:
+    """``text`` as the turn index stores it: CJK characters spaced apart and
+    tokens over 40 characters cut into pieces; everything else unchanged."""
+    if _CJK.search(text):
+        text = _CJK_RUN.sub(lambda m: " " + " ".join(m.group()) + " ", text)
+    if _LONG.search(text):
+        text = _LONG.sub(lambda m: " ".join(_pieces(m.group())), text)
+    return text
+
+
+def turn_document(text: str) -> str:
+    """An action's own text as the turn index stores it."""
+    return index_text(text[:TURN_BODY_CHARS])
+
+
+def turn_documents(rows: Sequence[Mapping[str, Any]], first_seq: int) -> list[dict[str, Any]]:
+    """The turn-index documents to write after a session's actions from
+    ``first_seq`` on were stored: ``rows`` are the session's actions from
+    ``first_seq - 2 * TURN_RADIUS`` on, in order (``action_id``, ``seq``,
+    ``text``). Each new action gets its document (``action_id``, ``body``,
+    ``context``), and the ``TURN_RADIUS`` actions before them get theirs
+    again, since their neighbours changed; the ones further back are only
+    read, as context."""
+    prepared = [turn_document(r["text"] or "") for r in rows]
+    documents = []
+    for i, row in enumerate(rows):
+        if row["seq"] < first_seq - TURN_RADIUS:
+            continue
+        around = range(max(0, i - TURN_RADIUS), min(len(rows), i + TURN_RADIUS + 1))
+        context = " ".join(prepared[j][:TURN_NEIGHBOUR_CHARS] for j in around if j != i)
+        documents.append({"action_id": row["action_id"], "body": prepared[i], "context": context})
+    return documents
+
+
+def _pieces(token: str) -> list[str]:
+    return [token[i : i + MAX_TOKEN_CHARS] for i in range(0, len(token), MAX_TOKEN_CHARS)]
+
+
+def _raw_terms(text: str) -> Iterator[tuple[str, ...]]:
+    """Every word of ``text`` as a term (a tuple of index tokens): a plain
+    word is one token, a long one its pieces, a CJK run its bigrams."""
+    for match in _WORD.finditer(text):
+        word = match.group().lower()
+        start = 0
+        for run in _CJK_RUN.finditer(word):
+            if run.start() > start:
+                yield from _plain(word[start : run.start()])
+            chars = run.group()
+            if len(chars) == 1:
+                yield (chars,)
+            for i in range(len(chars) - 1):
+                yield (chars[i], chars[i + 1])
+            start = run.end()
+        if start < len(word):
+            yield from _plain(word[start:])
+
+
+def _plain(word: str) -> Iterator[tuple[str, ...]]:
+    yield tuple(_pieces(word)) if len(word) > MAX_TOKEN_CHARS else (word,)
+
+
+def query_terms(text: str) -> list[tuple[str, ...]]:
+    """The distinct search terms of a question, in order, stop words left out
+    (unless nothing else is left). Each term is a tuple of index tokens, to be
+    matched as a phrase."""
+    terms = list(dict.fromkeys(_raw_terms(text)))
+    content = [t for t in terms if len(t) > 1 or t[0] not in STOP_WORDS]
+    return content or terms
+
+
+def is_cjk(term: tuple[str, ...]) -> bool:
+    """Whether a term is made of CJK characters (matched as a substring)."""
+    return bool(_CJK.match(term[0]))
+
+
+def words(text: str) -> list[str]:
+    """The words of ``text`` as written (lowercased, CJK runs whole), in order."""
+    return [m.group().lower() for m in _WORD.finditer(text)]

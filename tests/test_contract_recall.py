@@ -1,0 +1,334 @@
+"""The recall contract (``SessionsGraph.recall``), run on every engine."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import Any
+
+import pytest
+
+from sessions_graph import InvalidQueryError, MemoryValidationError, SessionsGraph
+
+
+def turns(graph: SessionsGraph, session_id: str, user_id: str, *texts: str, **session: Any) -> None:
+    """Record a session of alternating user / assistant turns."""
+    graph.record_session_start(session_id, user_id=user_id, **session)
+    graph.record_actions(
+        session_id,
+        [
+            {
+                "action_id": f"{session_id}-{i}",
+                "action_type": "user_message" if i % 2 == 0 else "assistant_message",
+                "text": text,
+            }
+            for i, text in enumerate(texts)
+        ],
+        user_id=user_id,
+    )
+
+
+def cache_history(graph: SessionsGraph) -> None:
+    turns(
+        graph,
+        "s-cache",
+        "alice",
+        "We need a cache in front of the catalog service.",
+        "Which database should back it?",
+        "Let's pick Redis: it is fast and supports expiry.",
+        "Agreed, wire it into the settings module.",
+    )
+    turns(graph, "s-lint", "alice", "Configure ruff for the repository.", "Done: ruff runs in CI.")
+
+
+def test_recall_finds_the_past_turn_with_its_neighbours(graph: SessionsGraph) -> None:
+    cache_history(graph)
+    result = graph.recall("alice", "which database did we pick for the cache?")
+    assert result.hits and all(h.kind == "turn" for h in result.hits)
+    assert result.hits[0].session_id == "s-cache"
+    top = {h.action_id for h in result.hits[:3]}
+    assert {"s-cache-1", "s-cache-2"} & top
+    hit = next(h for h in result.hits if h.action_id == "s-cache-1")
+    # The matched turn with the turn before and after it.
+    assert "Which database should back it?" in hit.text
+    assert "We need a cache" in hit.text and "Let's pick Redis" in hit.text
+    assert hit.action_type == "assistant_message" and "keyword" in hit.lanes
+    assert hit.timestamp and hit.score > 0
+    assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
+    assert "s-lint-0" not in {h.action_id for h in result.hits[:2]}
+
+
+def test_render_is_dated_attributed_and_within_budget(graph: SessionsGraph) -> None:
+    cache_history(graph)
+    result = graph.recall("alice", "redis cache database")
+    text = result.render(max_tokens=1500)
+    assert "session s-cache" in text and "Redis" in text
+    assert result.hits[0].timestamp[:10] in text  # type: ignore[index]
+    short = result.render(max_tokens=60)
+    assert len(short) <= 60 * 4 and short.startswith("Recalled")
+    assert len(result.render(max_tokens=30)) <= 30 * 4
+    with pytest.raises(MemoryValidationError):
+        result.render(max_tokens=0)
+    data = json.loads(result.to_json())
+    assert data["hits"][0]["kind"] == "turn" and data["hits"][0]["session_id"] == "s-cache"
+
+
+def test_an_empty_store_recalls_nothing(graph: SessionsGraph) -> None:
+    result = graph.recall("alice", "anything at all")
+    assert result.hits == []
+    assert "nothing found" in result.render()
+
+
+def test_free_text_is_searched_as_words_never_syntax(graph: SessionsGraph) -> None:
+    cache_history(graph)
+    for query in (
+        'what "did we pick for: the cache',
+        "cache AND NOT OR (redis",
+        "content:redis^2 ~fuzzy [a TO b] {x} \\ -cache +redis *",
+        "NOT",
+        "redis*",
+        "'; DROP TABLE actions; --",
+    ):
+        result = graph.recall("alice", query)
+        assert isinstance(result.hits, list)
+    assert graph.recall("alice", "content:redis^2").hits
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"query": ""}, InvalidQueryError),
+        ({"query": "   "}, InvalidQueryError),
+        ({"query": "x" * 1001}, InvalidQueryError),
+        ({"query": "?! ... ::"}, InvalidQueryError),
+        ({"query": 42}, InvalidQueryError),
+        ({"limit": 0}, MemoryValidationError),
+        ({"limit": 101}, MemoryValidationError),
+        ({"limit": True}, MemoryValidationError),
+        ({"limit": "10"}, MemoryValidationError),
+        ({"scope": "everything"}, MemoryValidationError),
+        ({"scope": ["turns", "nope"]}, MemoryValidationError),
+        ({"scope": []}, MemoryValidationError),
+        ({"scope": "session"}, MemoryValidationError),  # needs session_id
+        ({"since": "last tuesday"}, MemoryValidationError),
+        ({"until": "2026-13-45"}, MemoryValidationError),
+        ({"since": 12}, MemoryValidationError),
+        ({"since": "2026-02-01", "until": "2026-01-01"}, MemoryValidationError),
+        ({"session_id": "bad id!"}, MemoryValidationError),
+        ({"user_id": ""}, MemoryValidationError),
+        ({"project": ""}, MemoryValidationError),
+    ],
+)
+def test_bad_input_is_refused(graph: SessionsGraph, kwargs: dict[str, Any], error: type) -> None:
+    call: dict[str, Any] = {"user_id": "alice", "query": "cache"}
+    call.update(kwargs)
+    with pytest.raises(error):
+        graph.recall(call.pop("user_id"), call.pop("query"), **call)
+
+
+def test_other_users_are_never_recalled(graph: SessionsGraph) -> None:
+    """Every lane, with other users' data matching better and in bulk."""
+    turns(graph, "s-a", "alice", "Orion uses Postgres for the ledger.")
+    graph.save_memory("alice", "Orion ledger runs on Postgres")
+    for n in range(30):
+        turns(graph, f"s-b{n}", "bob", "Orion Orion ledger Postgres Orion ledger", "Orion ledger")
+        graph.save_memory("bob", "Orion Orion ledger Postgres")
+    engine = graph.engine
+    # An entity both users' chunks mention, each with its own description.
+    engine.set_unit_chunks("action", "s-a-0", "ca", [{"hash": "ha", "text": "alice chunk"}])
+    engine.set_unit_chunks("action", "s-b0-0", "cb", [{"hash": "hb", "text": "bob chunk"}])
+    engine.save_extraction("ha", "base", [{"name": "Orion", "description": "alice's ledger"}], [])
+    engine.save_extraction("hb", "base", [{"name": "Orion", "description": "bob's secret"}], [])
+    engine.save_extraction("hb", "base", [{"name": "Postgres", "description": "bob's db"}], [])
+    result = graph.recall("alice", "Orion ledger Postgres", limit=100)
+    assert result.hits
+    assert {h.session_id for h in result.hits} <= {"s-a", None}
+    assert {h.kind for h in result.hits} == {"turn", "memory", "entity"}
+    entity = next(h for h in result.hits if h.kind == "entity")
+    assert entity.entity == "Orion" and entity.sessions == ["s-a"]
+    assert "alice's ledger" in entity.text and "bob" not in entity.text
+    assert "bob" not in result.render(max_tokens=5000)
+    assert graph.recall("carol", "Orion ledger Postgres").hits == []
+
+
+def test_entity_lane_leads_to_the_turns_that_mention_it(graph: SessionsGraph) -> None:
+    turns(graph, "s-1", "alice", "We chose the thing for caching.", "It handles expiry well.")
+    turns(graph, "s-2", "alice", "Unrelated talk about lunch.")
+    graph.engine.set_unit_chunks("action", "s-1-0", "c1", [{"hash": "h1", "text": "chunk"}])
+    graph.engine.save_extraction(
+        "h1", "base", [{"name": "Redis", "entity_type": "tool", "description": "the cache"}], []
+    )
+    result = graph.recall("alice", "what about redis?")
+    kinds = {(h.kind, h.action_id or h.entity) for h in result.hits}
+    assert ("entity", "Redis") in kinds and ("turn", "s-1-0") in kinds
+    turn = next(h for h in result.hits if h.action_id == "s-1-0")
+    assert "entities" in turn.lanes
+    only = graph.recall("alice", "what about redis?", scope="entities")
+    assert [h.kind for h in only.hits] == ["entity"]
+    assert only.hits[0].entity_type == "tool" and only.hits[0].sessions == ["s-1"]
+
+
+def test_scope_chooses_the_kinds(graph: SessionsGraph) -> None:
+    cache_history(graph)
+    graph.save_memory("alice", "The cache is Redis with a five minute expiry")
+    both = graph.recall("alice", "redis cache")
+    assert {h.kind for h in both.hits} == {"turn", "memory"}
+    assert {h.kind for h in graph.recall("alice", "redis cache", scope="memories").hits} == {
+        "memory"
+    }
+    assert {h.kind for h in graph.recall("alice", "redis cache", scope=["turns"]).hits} == {"turn"}
+    memory = next(h for h in both.hits if h.kind == "memory")
+    assert memory.memory_id and "five minute" in memory.text and memory.lanes == ["memories"]
+
+
+def test_the_asking_sessions_own_turns_are_left_out(graph: SessionsGraph) -> None:
+    cache_history(graph)
+    turns(graph, "s-now", "alice", "Which database backs the cache again?")
+    asked = graph.recall("alice", "database cache", session_id="s-now")
+    assert asked.hits and "s-now" not in {h.session_id for h in asked.hits}
+    assert "s-now" in {h.session_id for h in graph.recall("alice", "database cache").hits}
+    own = graph.recall("alice", "database cache", session_id="s-now", scope="session")
+    assert {h.session_id for h in own.hits} == {"s-now"}
+    both = graph.recall("alice", "database cache", session_id="s-now", scope=["turns", "session"])
+    assert {"s-now", "s-cache"} <= {h.session_id for h in both.hits}
+
+
+def test_time_window_and_project_filters(graph: SessionsGraph) -> None:
+    graph.record_session_start("s-old", user_id="alice", cwd="/src/app")
+    graph.record_actions(
+        "s-old",
+        [
+            {
+                "action_id": "old-1",
+                "action_type": "user_message",
+                "text": "migrate the cache to Redis",
+                "timestamp": "2025-01-10T10:00:00Z",
+            }
+        ],
+    )
+    graph.record_session_start("s-new", user_id="alice", cwd="/src/other")
+    graph.record_actions(
+        "s-new",
+        [
+            {
+                "action_id": "new-1",
+                "action_type": "user_message",
+                "text": "the cache needs Redis sentinel",
+                "timestamp": "2026-06-10T10:00:00Z",
+            }
+        ],
+    )
+
+    def ids(**kwargs: Any) -> set[str | None]:
+        return {h.action_id for h in graph.recall("alice", "cache redis", **kwargs).hits}
+
+    assert ids() == {"old-1", "new-1"}
+    assert ids(since="2026-01-01") == {"new-1"}
+    assert ids(until=datetime(2025, 12, 31, tzinfo=timezone.utc)) == {"old-1"}
+    assert ids(since="2025-01-10T09:00:00+00:00", until="2025-01-10T11:00:00+00:00") == {"old-1"}
+    assert ids(since=datetime(2025, 1, 10, 9)) == {"old-1", "new-1"}  # naive = UTC
+    assert ids(project="/src/app") == {"old-1"}
+    assert ids(project="/src") == {"old-1", "new-1"}
+    assert ids(project="/src/ap") == set()
+
+
+def test_tool_results_weigh_less_than_conversation(graph: SessionsGraph) -> None:
+    graph.record_session_start("s-1", user_id="alice")
+    graph.record_actions(
+        "s-1",
+        [
+            {"action_id": "t-res", "action_type": "tool_result", "text": "kafka partition lag"},
+            {"action_id": "gap-1", "action_type": "assistant_message", "text": "x"},
+            {"action_id": "gap-2", "action_type": "assistant_message", "text": "y"},
+            {"action_id": "gap-3", "action_type": "assistant_message", "text": "z"},
+            {"action_id": "gap-4", "action_type": "assistant_message", "text": "w"},
+            {"action_id": "u-msg", "action_type": "user_message", "text": "kafka partition lag"},
+        ],
+    )
+    hits = [h.action_id for h in graph.recall("alice", "kafka partition lag").hits]
+    assert hits.index("u-msg") < hits.index("t-res")
+
+
+def test_one_session_does_not_crowd_out_the_rest(graph: SessionsGraph) -> None:
+    turns(graph, "s-big", "alice", *["deploy the billing service to staging"] * 20)
+    turns(graph, "s-small", "alice", "the billing deploy broke staging yesterday")
+    hits = graph.recall("alice", "billing deploy staging", limit=5).hits
+    assert "s-small" in {h.session_id for h in hits}
+
+
+def test_recorded_actions_are_searchable_at_once(graph: SessionsGraph) -> None:
+    turns(graph, "s-1", "alice", "first turn about nothing")
+    assert graph.recall("alice", "zeppelin").hits == []
+    graph.record_actions(
+        "s-1", [{"action_id": "late", "action_type": "user_message", "text": "a zeppelin"}]
+    )
+    assert [h.action_id for h in graph.recall("alice", "zeppelin").hits][:1] == ["late"]
+    graph.forget_session("s-1")
+    assert graph.recall("alice", "zeppelin").hits == []
+
+
+def test_neighbours_recorded_later_extend_a_turns_context(graph: SessionsGraph) -> None:
+    """A turn's answer may arrive in the next batch (the next hook call)."""
+    turns(graph, "s-1", "alice", "which queue did we choose?")
+    graph.record_actions(
+        "s-1",
+        [{"action_id": "answer", "action_type": "assistant_message", "text": "RabbitMQ, durable"}],
+    )
+    hits = graph.recall("alice", "rabbitmq queue").hits
+    # The question matches "queue" itself and "rabbitmq" through its neighbour.
+    assert hits[0].action_id in {"s-1-0", "answer"} and len(hits) == 2
+    assert "RabbitMQ" in next(h.text for h in hits if h.action_id == "s-1-0")
+
+
+def test_stemming_matches_word_forms(graph: SessionsGraph) -> None:
+    turns(graph, "s-1", "alice", "The migrations failed on the staging databases")
+    assert graph.recall("alice", "database migration failing").hits
+
+
+def test_cjk_text_is_recalled(graph: SessionsGraph) -> None:
+    turns(graph, "s-jp", "alice", "我们在东京吃了寿司", "明天去大阪")
+    turns(graph, "s-kr", "alice", "서울에서 회의를 했습니다")
+    assert graph.recall("alice", "东京").hits[0].action_id == "s-jp-0"
+    assert graph.recall("alice", "寿司").hits[0].action_id == "s-jp-0"
+    assert graph.recall("alice", "我们在东京吃了寿司").hits[0].action_id == "s-jp-0"
+    assert graph.recall("alice", "서울").hits[0].action_id == "s-kr-0"
+    assert "东京" in graph.recall("alice", "东京").render()
+
+
+def test_tokens_over_forty_characters_are_recalled(graph: SessionsGraph) -> None:
+    token = "a1b2c3d4e5" * 6  # 60 characters: a hash, a long identifier
+    turns(graph, "s-1", "alice", f"the failing commit was {token} on main", "ok")
+    assert graph.recall("alice", token).hits[0].action_id == "s-1-0"
+    assert graph.recall("alice", f"commit {token.upper()}").hits[0].action_id == "s-1-0"
+
+
+def test_dates_named_in_the_question_point_at_that_time(graph: SessionsGraph) -> None:
+    for day in (3, 13, 23):
+        graph.record_session_start(f"s-{day}", user_id="alice")
+        graph.record_actions(
+            f"s-{day}",
+            [
+                {
+                    "action_id": f"d-{day}",
+                    "action_type": "user_message",
+                    "text": "showed the new painting",
+                    "timestamp": f"2023-10-{day:02d}T12:00:00Z",
+                }
+            ],
+        )
+    hits = graph.recall("alice", "What painting was shown on October 13, 2023?").hits
+    assert hits[0].action_id == "d-13" and "dates" in hits[0].lanes
+
+
+def test_secrets_in_snippets_are_redacted(graph: SessionsGraph) -> None:
+    key = "AKIA" + "ABCDEFGHIJKLMNOP"
+    turns(graph, "s-1", "alice", f"deploy with aws key {key} to production")
+    result = graph.recall("alice", "deploy production")
+    assert key not in result.hits[0].text and key not in result.render()
+    assert "[REDACTED" in result.hits[0].text
+
+
+def test_limit_bounds_the_hits(graph: SessionsGraph) -> None:
+    turns(graph, "s-1", "alice", *[f"note {i} about the scheduler" for i in range(30)])
+    assert len(graph.recall("alice", "scheduler", limit=3).hits) == 3
+    assert len(graph.recall("alice", "scheduler", limit=100).hits) == 30

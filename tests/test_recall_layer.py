@@ -1,0 +1,119 @@
+"""The plain recall layer: dicts end to end, light imports, the embedded index."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from sessions_graph.engines.sqlite import MIGRATIONS, SQLiteEngine, _statements
+from sessions_graph.recall.core import recall
+from sessions_graph.recall.dates import named_windows
+from sessions_graph.recall.render import render
+from sessions_graph.recall.text import index_text, query_terms
+
+
+def test_plain_layer_returns_dicts_and_renders_them(tmp_path: Path) -> None:
+    engine = SQLiteEngine(tmp_path / "s.db")
+    engine.start_session("s-1", "alice", "2026-01-01T00:00:00.000000+00:00", None, None)
+    engine.add_actions(
+        "s-1",
+        "alice",
+        [
+            {
+                "action_id": "a",
+                "action_type": "user_message",
+                "text": "tune the gc pauses",
+                "timestamp": None,
+                "tool_name": None,
+                "tool_use_id": None,
+                "is_error": False,
+            },
+        ],
+    )
+    result = recall(engine, "alice", "gc pauses", limit=5)
+    assert type(result) is dict and type(result["hits"][0]) is dict
+    assert result["hits"][0]["action_id"] == "a"
+    assert "gc pauses" in render(result["hits"], 200, result["query"])
+
+
+def test_plain_layer_does_not_import_pydantic(tmp_path: Path) -> None:
+    """The hook process renders recall results; pydantic costs ~80 ms there."""
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from sessions_graph.engines.sqlite import SQLiteEngine
+        from sessions_graph.recall.core import recall
+        from sessions_graph.recall.render import render
+        engine = SQLiteEngine({str(tmp_path / "s.db")!r})
+        print(render(recall(engine, "alice", "anything")["hits"], 100))
+        heavy = ("pydantic", "typer", "sessions_graph.models", "neo4j")
+        heavy = [m for m in heavy if m in sys.modules]
+        assert not heavy, heavy
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+
+
+def test_actions_stored_before_the_turn_index_are_indexed_on_upgrade(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    for number, migration in enumerate(MIGRATIONS[:3]):
+        for statement in _statements(migration):
+            conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {number + 1}")
+    conn.execute("INSERT INTO users VALUES ('alice', '2025-01-01')")
+    conn.execute(
+        "INSERT INTO sessions(session_id, user_id, started_at) VALUES ('s', 'alice', '2025')"
+    )
+    for seq, text in enumerate(["old question about kafka", "the answer: use compaction"]):
+        conn.execute(
+            "INSERT INTO actions(action_id, session_id, seq, action_type, text)"
+            " VALUES (?, 's', ?, 'user_message', ?)",
+            (f"a{seq}", seq, text),
+        )
+    conn.commit()
+    conn.close()
+    engine = SQLiteEngine(path)
+    hits = recall(engine, "alice", "kafka compaction")["hits"]
+    assert {h["action_id"] for h in hits} == {"a0", "a1"}
+
+
+def test_index_text_spaces_cjk_and_cuts_long_tokens() -> None:
+    assert index_text("去东京吧 ok") == " 去 东 京 吧  ok"
+    long = "x" * 90
+    assert index_text(f"id {long}") == "id " + " ".join(["x" * 40, "x" * 40, "x" * 10])
+
+
+def test_query_terms_drop_stop_words_and_split_cjk_into_bigrams() -> None:
+    assert query_terms("What did we pick for the cache?") == [("pick",), ("cache",)]
+    assert query_terms("what is it") == [("what",), ("is",), ("it",)]
+    assert query_terms("东京寿司") == [("东", "京"), ("京", "寿"), ("寿", "司")]
+    assert query_terms("东 x") == [("东",), ("x",)]
+
+
+def test_named_dates_become_windows() -> None:
+    windows, rest = named_windows("What did Mel paint on October 13, 2023 and in May 2022?")
+    assert windows[0] == ("2023-10-12T00:00:00.000000+00:00", "2023-10-15T00:00:00.000000+00:00")
+    assert windows[1] == ("2022-05-01T00:00:00.000000+00:00", "2022-06-01T00:00:00.000000+00:00")
+    assert "2023" not in rest and "paint" in rest
+    assert named_windows("February 31, 2023")[0] == []
+    assert named_windows("we may go")[0] == []
+
+
+def test_plain_json_matches_the_models(tmp_path: Path) -> None:
+    import json
+
+    from sessions_graph import SessionsGraph
+    from sessions_graph.recall import to_json
+
+    graph = SessionsGraph(engine=SQLiteEngine(tmp_path / "s.db"))
+    graph.record_session_start("s-1", user_id="alice")
+    graph.record_actions(
+        "s-1", [{"action_id": "a", "action_type": "user_message", "text": "東京 gc pauses"}]
+    )
+    plain = recall(graph.engine, "alice", "gc pauses")
+    assert json.loads(to_json(plain)) == json.loads(graph.recall("alice", "gc pauses").to_json())
