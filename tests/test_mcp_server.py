@@ -17,6 +17,9 @@ from mcp import Client, StdioServerParameters
 from sessions_graph import SessionsGraph
 
 SCRIPT = str(Path(sys.executable).parent / "sessions-graph")
+CACHE_QUESTION = "Which database should the orion cache use?"
+DECISION = "Decision: the orion cache uses SQLite in WAL mode, not Redis."
+BOBS_DECISION = "Bob's decision: the orion cache uses Redis (bob's secret)."
 TOOLS = {
     "recall",
     "save_memory",
@@ -63,7 +66,9 @@ def store(tmp_path: Path) -> Path:
     db = tmp_path / "mcp.db"
     with SessionsGraph(db=str(db)) as graph:
         graph.setup()
-        graph.record_session_start("s-alice", user_id="alice", cwd="/src/orion")
+        graph.record_session_start(
+            "s-alice", user_id="alice", cwd="/src/orion", project_key="orion"
+        )
         graph.record_actions(
             "s-alice",
             [
@@ -71,10 +76,22 @@ def store(tmp_path: Path) -> Path:
                 for i, kind in enumerate(["user_message", "assistant_message"] * 3 + ["tool_call"])
             ],
         )
-        graph.save_memory("alice", "Alice deploys Orion with blue-green releases", "s-alice")
-        graph.record_session_start("s-bob", user_id="bob")
+        graph.record_session_start("s-alice-2", user_id="alice", project_key="orion")
         graph.record_actions(
-            "s-bob", [{"action_id": "b-1", "action_type": "user_message", "text": "bob's secret"}]
+            "s-alice-2",
+            [
+                {"action_id": "c-0", "action_type": "user_message", "text": CACHE_QUESTION},
+                {"action_id": "c-1", "action_type": "assistant_message", "text": DECISION},
+            ],
+        )
+        graph.save_memory("alice", "Alice deploys Orion with blue-green releases", "s-alice")
+        graph.record_session_start("s-bob", user_id="bob", project_key="orion")
+        graph.record_actions(
+            "s-bob",
+            [
+                {"action_id": "b-1", "action_type": "user_message", "text": "bob's secret"},
+                {"action_id": "b-2", "action_type": "assistant_message", "text": BOBS_DECISION},
+            ],
         )
         graph.save_memory("bob", "Bob deploys Orion on Fridays (bob's secret)", "s-bob")
     return db
@@ -190,3 +207,26 @@ def test_the_server_acts_for_the_configured_user(tmp_path: Path, store: Path) ->
     found = session(params, lambda c: c.call_tool("search_memories", {"query": "orion"}))
     assert [m["content"] for m in data(found)] == ["Bob deploys Orion on Fridays (bob's secret)"]
     assert os.environ.get("SESSIONS_GRAPH_USER_ID") is None  # nothing leaked into the test
+
+
+def test_recall_answers_from_the_users_past_sessions_only(tmp_path: Path, store: Path) -> None:
+    async def work(client: Client) -> list[Any]:
+        return [
+            await client.call_tool("recall", {"query": "which database for the orion cache"}),
+            await client.call_tool(
+                "recall", {"query": "orion cache", "scope": "memories", "max_tokens": 200}
+            ),
+            await client.call_tool("recall", {"query": "orion", "since": "yesterday-ish"}),
+            await client.call_tool("recall", {"query": "orion", "scope": "everything"}),
+        ]
+
+    turns, memories, bad_date, bad_scope = session(_server(tmp_path, store), work)
+    assert not turns.is_error, text(turns)
+    recalled = text(turns)
+    assert DECISION in recalled and "session s-alice-2" in recalled
+    assert "Redis (bob" not in recalled and "secret" not in recalled
+    assert "blue-green" in text(memories) and DECISION not in text(memories)
+    assert bad_date.is_error and "\n" not in text(bad_date)
+    # The schema lists the scopes; the SDK refuses others before the tool runs.
+    assert bad_scope.is_error and "'all', 'turns', 'memories' or 'entities'" in text(bad_scope)
+
