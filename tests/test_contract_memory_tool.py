@@ -52,7 +52,7 @@ def test_create_view_and_list(graph: SessionsGraph) -> None:
     assert run(bob, "view", path="/memories").splitlines()[1:] == ["0\t/memories"]
 
 
-def test_a_file_is_a_memory_searched_like_any(graph: SessionsGraph) -> None:
+def test_a_file_is_a_memory_searched_and_recalled_like_any(graph: SessionsGraph) -> None:
     tool = _tool(graph)
     run(tool, "create", path="/memories/coffee.md", file_text="Alice drinks espresso daily")
     found = graph.search_memories("alice", "espresso")
@@ -65,6 +65,9 @@ def test_a_file_is_a_memory_searched_like_any(graph: SessionsGraph) -> None:
     run(tool, "str_replace", path="/memories/coffee.md", old_str="espresso", new_str="tea")
     assert graph.search_memories("alice", "espresso") == []
     assert [m.content for m in graph.search_memories("alice", "tea")] == ["Alice drinks tea daily"]
+    recalled = graph.recall("alice", "what does alice drink daily").render(400)
+    assert "Alice drinks tea daily" in recalled
+    assert "Alice drinks tea" not in graph.recall("bob", "what does alice drink").render(400)
     run(tool, "delete", path="/memories/coffee.md")
     assert graph.get_memories("alice") == []
 
