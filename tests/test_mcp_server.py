@@ -230,3 +230,20 @@ def test_recall_answers_from_the_users_past_sessions_only(tmp_path: Path, store:
     # The schema lists the scopes; the SDK refuses others before the tool runs.
     assert bad_scope.is_error and "'all', 'turns', 'memories' or 'entities'" in text(bad_scope)
 
+
+
+def test_without_the_mcp_extra_the_command_says_what_to_install(tmp_path: Path) -> None:
+    """The SDK made unimportable, as in an install without the extra."""
+    import subprocess
+
+    code = (
+        "import sys; sys.modules['mcp'] = None; sys.argv = ['sessions-graph', 'mcp'];"
+        " from sessions_graph.__main__ import main; main()"
+    )
+    env = {**os.environ, "SESSIONS_GRAPH_DB": str(tmp_path / "x.db")}
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.count("\n") == 1
+    assert "pip install 'sessions-graph[mcp]'" in result.stderr

@@ -114,3 +114,16 @@ def test_the_sdk_tool_runner_uses_the_store(tmp_path: Path, api: ScriptedMessage
     found = graph.search_memories("alice", "tabs")
     assert [(m.content, m.session_id) for m in found] == [("Prefers tabs\n", "s-app-1")]
     graph.close()
+
+
+def test_without_the_sdk_the_import_says_what_to_install() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['anthropic'] = None\n"
+        "try:\n    from sessions_graph.agent import SessionsGraphMemoryTool\n"
+        "except ImportError as exc:\n    print(exc)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert "pip install 'sessions-graph[memory-tool]'" in result.stdout
