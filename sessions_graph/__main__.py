@@ -16,7 +16,7 @@ def main() -> None:
 
         sys.exit(hook_main(sys.argv[2:]))
     if sys.argv[1:2] == ["recall"]:
-        from sessions_graph.cli.recall import main as recall_main
+        from sessions_graph.recall.command import main as recall_main
 
         sys.exit(recall_main(sys.argv[2:]))
     from sessions_graph.cli import run

@@ -113,7 +113,9 @@ class SessionsGraphConnector:
         if self._auto_reconcile:
             from sessions_graph.hooks.spawn import spawn_reconcile
 
-            self.last_reconcile = spawn_reconcile(self._graph.settings, session_id)
+            # For the session's owner, who need not be the configured user.
+            owner = self._graph.session_owner(session_id)
+            self.last_reconcile = spawn_reconcile(self._graph.settings, session_id, user_id=owner)
 
     def _user_for(self, session_id: str) -> str | None:
         # None lets the façade use the configured user for a session never started.

@@ -27,6 +27,11 @@ class StoreUnavailableError(StoreError):
     """The store cannot be reached or opened (server down, path unwritable)."""
 
 
+class StoreBusyError(StoreUnavailableError):
+    """The store is locked by another process for longer than this caller may
+    wait (a hook's budget); it is not down, and will be free again soon."""
+
+
 class ConfigError(SessionsGraphError):
     """A setting is missing or malformed."""
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from sessions_graph import query as query_lang
 from sessions_graph.clock import parse_timestamp, utcnow
-from sessions_graph.engines.base import ACTION_TYPES, Engine
+from sessions_graph.engines.base import ACTION_TYPES, ActionsAdded, Engine, ImportCursor
 from sessions_graph.errors import ConfigError, MemoryValidationError
 from sessions_graph.settings import Settings, load_settings
 from sessions_graph.validation import (
@@ -42,12 +42,16 @@ def _models() -> Any:
     return models
 
 
-def open_engine(settings: Settings, *, fail_fast: bool = False) -> Engine:
+def open_engine(
+    settings: Settings, *, fail_fast: bool = False, wait_budget: float | None = None
+) -> Engine:
     """The engine the settings name: Memgraph if configured, else embedded.
 
     ``fail_fast`` is for hooks: a Memgraph server that is down is reported
     after a short try (the hook then spools the event) instead of after the
-    full retry budget a batch job can afford.
+    full retry budget a batch job can afford. ``wait_budget`` (seconds), also
+    for hooks: an embedded file locked by other processes is waited for that
+    long in all, not for the busy timeout of each write.
     """
     if settings.engine_name == "memgraph":
         from sessions_graph.engines.memgraph import MemgraphEngine
@@ -67,7 +71,7 @@ def open_engine(settings: Settings, *, fail_fast: bool = False) -> Engine:
         )
     from sessions_graph.engines.sqlite import SQLiteEngine
 
-    return SQLiteEngine(settings.db)
+    return SQLiteEngine(settings.db, wait_budget=wait_budget)
 
 
 class SessionsGraph:
@@ -208,12 +212,21 @@ class SessionsGraph:
 
         Each action is a mapping with ``action_id`` and ``action_type`` (one of
         ``ACTION_TYPES``) and optionally ``text``, ``timestamp``, ``tool_name``,
-        ``tool_use_id``, ``is_error``. An ``action_id`` already stored in this
-        session is skipped; ids are unique across sessions (an id recorded in
-        another session raises ``MemoryValidationError``). ``user_id``, when
-        given, must own the session; without it, a known session's owner is
-        used, and an unknown session is created for the configured user.
+        ``tool_use_id``, ``is_error``. An ``action_id`` already recorded is
+        skipped: in this session (a redelivery), or in another one (an action
+        belongs to the session that recorded it first; a resumed or forked
+        agent session repeats earlier entries). ``record_actions_report`` also
+        counts the latter. ``user_id``, when given, must own the session;
+        without it, a known session's owner is used, and an unknown session is
+        created for the configured user.
         """
+        return self.record_actions_report(session_id, actions, user_id=user_id).added
+
+    def record_actions_report(
+        self, session_id: str, actions: Iterable[Mapping[str, Any]], *, user_id: str | None = None
+    ) -> ActionsAdded:
+        """``record_actions``, also saying how many actions were skipped because
+        another session recorded them first (``foreign``)."""
         check_id(session_id, "session_id")
         rows = [_action_row(a) for a in actions]
         if user_id is None:
@@ -221,7 +234,7 @@ class SessionsGraph:
             user_id = known["user_id"] if known else self.settings.user_id
         check_id(user_id, "user_id")
         if not rows:
-            return 0
+            return ActionsAdded(0, 0)
         return self.engine.add_actions(session_id, user_id, rows)
 
     def record_session_end(self, session_id: str) -> bool:
@@ -259,14 +272,25 @@ class SessionsGraph:
     def import_cursor(self, session_id: str, source: str) -> int:
         """How far (bytes) the transcript ``source`` of a session was imported."""
         check_id(session_id, "session_id")
-        return self.engine.get_import_cursor(session_id, _check_source(source))
+        cursor = self.engine.get_import_cursor(session_id)
+        return cursor.offset if cursor and cursor.source == _check_source(source) else 0
 
-    def set_import_cursor(self, session_id: str, source: str, offset: int) -> None:
-        """Remember how far a session's transcript was imported."""
+    def import_cursor_state(self, session_id: str) -> ImportCursor | None:
+        """The session's import cursor (source, offset, fingerprint), or None."""
+        check_id(session_id, "session_id")
+        return self.engine.get_import_cursor(session_id)
+
+    def set_import_cursor(
+        self, session_id: str, source: str, offset: int, fingerprint: str | None = None
+    ) -> None:
+        """Remember how far a session's transcript was imported, with the
+        fingerprint of the prefix read (see ``hooks.transcript.fingerprint``)."""
         check_id(session_id, "session_id")
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
             raise MemoryValidationError("an import cursor is a byte offset >= 0")
-        self.engine.set_import_cursor(session_id, _check_source(source), offset)
+        if fingerprint is not None and (not isinstance(fingerprint, str) or len(fingerprint) > 64):
+            raise MemoryValidationError("an import fingerprint is a string of <= 64 characters")
+        self.engine.set_import_cursor(session_id, _check_source(source), offset, fingerprint)
 
     # -- reading what reconciliation found ---------------------------------
     def session_entities(self, session_id: str) -> list[EntityMention]:

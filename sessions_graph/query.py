@@ -24,7 +24,9 @@ dangling operators, and queries with no positive term.
 
 from __future__ import annotations
 
+import math
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Union
@@ -33,12 +35,33 @@ from sessions_graph.errors import InvalidQueryError
 
 #: Longest query accepted, in characters.
 MAX_QUERY_CHARS = 1000
-#: Tantivy's default tokenizer drops tokens longer than this; so do we.
+#: Tantivy's default tokenizer drops tokens longer than this. We keep them
+#: (hashes and long identifiers are worth finding): the embedded index holds
+#: them whole, and on Memgraph a query with one is evaluated locally.
 MAX_TOKEN_CHARS = 40
 #: Deepest nesting of parentheses; deeper would exhaust the recursive parser.
 MAX_DEPTH = 32
 
 _TOKEN = re.compile(r"[^\W_]+")  # runs of letters and digits, like the tokenizers
+#: Scripts written without spaces between words (Hangul jamo, kana, CJK
+#: ideographs with their extensions and compatibility forms, Hangul
+#: syllables, halfwidth kana): each character is a token, so a word is a
+#: phrase of characters. Code point ranges, not a regex class: compiling a
+#: class this wide costs tens of milliseconds, and hooks import this module.
+CJK_RANGES = (
+    (0x1100, 0x11FF),
+    (0x3040, 0x30FF),
+    (0x3100, 0x31BF),
+    (0x31F0, 0x31FF),
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xA960, 0xA97F),
+    (0xAC00, 0xD7FF),
+    (0xF900, 0xFAFF),
+    (0xFF66, 0xFF9F),
+    (0x20000, 0x2FA1F),
+)
+_CJK_STARTS = [start for start, _ in CJK_RANGES]
 _FORBIDDEN = set(":^~[]{}\\")
 _OPERATORS = {"AND", "OR", "NOT"}
 
@@ -70,9 +93,37 @@ Node = Union[Term, And, Or]  # noqa: UP007 - a runtime alias, kept 3.10-compatib
 
 
 def tokenize(text: str) -> list[str]:
-    """Split like the engines' tokenizers: letters and digits, lowercased."""
-    tokens = (m.group().lower() for m in _TOKEN.finditer(text))
-    return [t for t in tokens if len(t) <= MAX_TOKEN_CHARS]
+    """Split like the engines' tokenizers: letters and digits, lowercased;
+    a CJK character is a token of its own (``东京`` -> ``东``, ``京``)."""
+    tokens: list[str] = []
+    for match in _TOKEN.finditer(text):
+        token = match.group().lower()
+        tokens += [token] if token.isascii() else split_cjk(token)
+    return tokens
+
+
+def is_cjk(token: str) -> bool:
+    """Whether the (first) character of ``token`` is CJK."""
+    code = ord(token[0])
+    i = bisect_right(_CJK_STARTS, code) - 1
+    return i >= 0 and code <= CJK_RANGES[i][1]
+
+
+def split_cjk(word: str) -> list[str]:
+    """A word cut into its CJK characters, one each, and the runs between them."""
+    parts: list[str] = []
+    run = ""
+    for char in word:
+        if is_cjk(char):
+            if run:
+                parts.append(run)
+                run = ""
+            parts.append(char)
+        else:
+            run += char
+    if run:
+        parts.append(run)
+    return parts
 
 
 def _lex(query: str) -> list[tuple[str, str]]:
@@ -242,6 +293,62 @@ def to_fts5(node: Node) -> str:
     if node.must_not:
         expr += " NOT (" + " OR ".join(to_fts5(n) for n in node.must_not) + ")"
     return "(" + expr + ")"
+
+
+def _terms(node: Node) -> list[Term]:
+    if isinstance(node, Term):
+        return [node]
+    children = node.should if isinstance(node, Or) else node.must + node.must_not
+    return [t for n in children for t in _terms(n)]
+
+
+def needs_local(node: Node) -> bool:
+    """Whether an index tokenizer cannot answer the query: a term holds CJK
+    (indexed as one run, so a word inside it is no token) or a token longer
+    than Tantivy keeps. Such a query is evaluated over the user's own texts
+    with ``matches``."""
+    return any(
+        is_cjk(token) or len(token) > MAX_TOKEN_CHARS
+        for term in _terms(node)
+        for token in term.tokens
+    )
+
+
+def substrings(node: Node) -> list[str]:
+    """Pieces of text at least one of which occurs (case aside) in any text
+    the query matches: one per positive term, its longest CJK run or token.
+    A cheap filter before ``matches`` decides."""
+
+    def positive(n: Node) -> list[Term]:
+        if isinstance(n, Term):
+            return [n]
+        children = n.should if isinstance(n, Or) else n.must
+        return [t for c in children for t in positive(c)]
+
+    pieces = []
+    for term in positive(node):
+        runs, current = [], ""
+        for token in term.tokens:
+            if is_cjk(token):
+                current += token
+            else:
+                runs += [current, token] if current else [token]
+                current = ""
+        runs.append(current)
+        pieces.append(max(runs, key=len))
+    return list(dict.fromkeys(p for p in pieces if p))
+
+
+def local_score(node: Node, tokens: Sequence[str]) -> float:
+    """A relevance score where no index scores: positive hits, damped by length."""
+
+    def positive_hits(n: Node) -> int:
+        if isinstance(n, Term):
+            return term_hits(n, tokens)
+        children = n.should if isinstance(n, Or) else n.must
+        return sum(positive_hits(c) for c in children)
+
+    return positive_hits(node) / math.sqrt(max(len(tokens), 1))
 
 
 def has_prefix(node: Node) -> bool:

@@ -133,9 +133,9 @@ def test_every_content_change_bumps_the_version_by_one(engine: Engine) -> None:
     assert version(engine, "s-1") == 0
     engine.save_memory(memory("m-1", session_id="s-1"))
     assert version(engine, "s-1") == 1
-    assert engine.add_actions("s-1", "alice", [action("a-1"), action("a-2")]) == 2
+    assert engine.add_actions("s-1", "alice", [action("a-1"), action("a-2")]).added == 2
     assert version(engine, "s-1") == 2
-    assert engine.add_actions("s-1", "alice", [action("a-1")]) == 0
+    assert engine.add_actions("s-1", "alice", [action("a-1")]).added == 0
     assert version(engine, "s-1") == 2
     engine.update_memory("m-1", "changed", T1)
     assert version(engine, "s-1") == 3
@@ -155,7 +155,7 @@ def test_every_content_change_bumps_the_version_by_one(engine: Engine) -> None:
 
 
 def test_actions_for_an_unknown_session_date_it_by_the_first_action(engine: Engine) -> None:
-    assert engine.add_actions("s-1", "bob", [action("a-1", T1), action("a-2", T2)]) == 2
+    assert engine.add_actions("s-1", "bob", [action("a-1", T1), action("a-2", T2)]).added == 2
     session = engine.get_session("s-1")
     assert session is not None
     assert (session["user_id"], session["started_at"]) == ("bob", T1)
@@ -171,21 +171,35 @@ def test_actions_for_another_users_session_are_refused_whole(engine: Engine) -> 
     assert engine.get_actions("s-1") == []
 
 
-def test_an_action_id_of_another_session_refuses_the_batch(engine: Engine) -> None:
+def test_an_action_id_of_another_session_is_skipped_not_refused(engine: Engine) -> None:
+    """A resumed or forked agent session repeats entries another session recorded
+    first: they stay that session's, the rest of the batch is recorded, and the
+    skipped ones are counted."""
     engine.start_session("s-1", "alice", T0, None, None)
     engine.start_session("s-2", "alice", T0, None, None)
-    assert engine.add_actions("s-1", "alice", [action("m-1", T1)]) == 1
-    with pytest.raises(MemoryValidationError, match="another session"):
-        engine.add_actions("s-2", "alice", [action("m-2", T1), action("m-1", T1)])
-    assert engine.get_actions("s-2") == []
-    assert version(engine, "s-2") == 0
-    assert engine.add_actions("s-1", "alice", [action("m-1", T1)]) == 0  # a redelivery
+    assert engine.add_actions("s-1", "alice", [action("m-1", T1)]) == (1, 0)
+    added = engine.add_actions("s-2", "alice", [action("m-1", T1), action("m-2", T1)])
+    assert (added.added, added.foreign) == (1, 1)
+    assert [(a["action_id"], a["seq"]) for a in engine.get_actions("s-2")] == [("m-2", 0)]
+    assert [a["action_id"] for a in engine.get_actions("s-1")] == ["m-1"]
+    assert version(engine, "s-2") == 1 and version(engine, "s-1") == 1
+    assert engine.add_actions("s-2", "alice", [action("m-1", T1)]) == (0, 1)
+    assert version(engine, "s-2") == 1  # nothing new: no content change
+    assert engine.add_actions("s-1", "alice", [action("m-1", T1)]) == (0, 0)  # a redelivery
+
+
+def test_foreign_ids_of_another_users_session_are_skipped_too(engine: Engine) -> None:
+    engine.start_session("s-1", "alice", T0, None, None)
+    engine.add_actions("s-1", "alice", [action("m-1", T1)])
+    assert engine.add_actions("s-b", "bob", [action("m-1", T1), action("b-1", T2)]) == (1, 1)
+    assert [a["action_id"] for a in engine.get_actions("s-b")] == ["b-1"]
+    assert [a["text"] for a in engine.get_actions("s-1")] == ["said m-1"]
 
 
 def test_actions_for_a_known_session_create_no_user(engine: Engine) -> None:
     engine.start_session("s-1", "alice", T0, None, None)
     before = engine.status()["counts"]["users"]
-    assert engine.add_actions("s-1", "alice", [action("a-1", T1)]) == 1
+    assert engine.add_actions("s-1", "alice", [action("a-1", T1)]).added == 1
     assert engine.status()["counts"]["users"] == before
     session = engine.get_session("s-1")
     assert session is not None

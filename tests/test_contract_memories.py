@@ -258,3 +258,31 @@ def test_equally_relevant_memories_come_newest_first(graph: SessionsGraph) -> No
     found = graph.search_memories("alice", "ruff")
     assert [m.memory_id for m in found] == ids[::-1]
     assert len({m.score for m in found}) == 1
+
+
+def test_cjk_memories_are_searchable(graph: SessionsGraph) -> None:
+    sushi = graph.save_memory("alice", "我喜欢东京的寿司")
+    seoul = graph.save_memory("alice", "서울에서 회의를 했습니다 with the Tokyo team")
+    graph.save_memory("bob", "东京 寿司 东京")
+
+    def ids(query: str) -> set[str]:
+        return {m.memory_id for m in graph.search_memories("alice", query)}
+
+    assert ids("东京") == {sushi.memory_id}
+    assert ids("寿司") == {sushi.memory_id}
+    assert ids("我喜欢东京的寿司") == {sushi.memory_id}  # the whole memory as a query
+    assert ids("京都") == set()  # characters in another order are another word
+    assert ids("서울") == {seoul.memory_id}
+    assert ids("东京 OR 서울") == {sushi.memory_id, seoul.memory_id}
+    assert ids("tokyo AND 서울") == {seoul.memory_id}
+    assert ids("东京 NOT 寿司") == set()
+    assert graph.search_memories("alice", "东京")[0].score is not None
+
+
+def test_tokens_over_forty_characters_are_searchable(graph: SessionsGraph) -> None:
+    token = "f3a9c2" * 10  # 60 characters: a digest
+    digest = graph.save_memory("alice", f"release artifact digest {token}")
+    graph.save_memory("alice", "release notes")
+    assert [m.memory_id for m in graph.search_memories("alice", token)] == [digest.memory_id]
+    found = graph.search_memories("alice", f"{token.upper()} AND release")
+    assert [m.memory_id for m in found] == [digest.memory_id]

@@ -108,10 +108,17 @@ def test_sessions_of_one_user_cannot_be_taken_by_another(graph: SessionsGraph) -
 
 def test_import_cursor_round_trips(graph: SessionsGraph) -> None:
     graph.record_session_start("s-1", user_id="alice")
-    assert graph.engine.get_import_cursor("s-1", "/t/a.jsonl") == 0
-    graph.engine.set_import_cursor("s-1", "/t/a.jsonl", 1234)
-    assert graph.engine.get_import_cursor("s-1", "/t/a.jsonl") == 1234
-    assert graph.engine.get_import_cursor("s-1", "/t/other.jsonl") == 0
+    assert graph.engine.get_import_cursor("s-1") is None
+    assert graph.import_cursor("s-1", "/t/a.jsonl") == 0
+    graph.engine.set_import_cursor("s-1", "/t/a.jsonl", 1234, "4d2-0a1b2c3d")
+    assert graph.engine.get_import_cursor("s-1") == ("/t/a.jsonl", 1234, "4d2-0a1b2c3d")
+    assert graph.import_cursor("s-1", "/t/a.jsonl") == 1234
+    assert graph.import_cursor("s-1", "/t/other.jsonl") == 0
+    graph.set_import_cursor("s-1", "/t/other.jsonl", 0)  # a new source, nothing read yet
+    cursor = graph.import_cursor_state("s-1")
+    assert cursor is not None
+    assert (cursor.source, cursor.offset, cursor.fingerprint) == ("/t/other.jsonl", 0, None)
+    assert graph.engine.get_import_cursor("s-unknown") is None
 
 
 @pytest.mark.parametrize(
@@ -186,3 +193,17 @@ def test_lone_surrogates_anywhere_in_a_session_are_replaced_not_fatal(
     graph.set_import_cursor("s-1", "/t/\ud800.jsonl", 7)
     assert graph.import_cursor("s-1", "/t/\ud800.jsonl") == 7
     assert graph.entity_sessions("Orion\ud800", user_id="alice") == []
+
+
+def test_a_batch_repeating_another_sessions_actions_records_the_rest(
+    graph: SessionsGraph,
+) -> None:
+    """A resumed session's transcript repeats the earlier session's entries:
+    those stay where they were first recorded; the new ones are recorded."""
+    graph.record_session_start("s-1", user_id="alice")
+    graph.record_actions("s-1", [_action(1), _action(2)])
+    assert graph.record_actions("s-2", [_action(1), _action(2), _action(3)], user_id="alice") == 1
+    report = graph.record_actions_report("s-2", [_action(2), _action(3), _action(4)])
+    assert (report.added, report.foreign) == (1, 1)
+    assert [a.action_id for a in graph.get_actions("s-2")] == ["a-3", "a-4"]
+    assert [a.action_id for a in graph.get_actions("s-1")] == ["a-1", "a-2"]

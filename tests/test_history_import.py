@@ -20,6 +20,7 @@ from test_hooks_helpers import ClaudeTranscript, claude_payload, codex_rollout_l
 from sessions_graph.engines.sqlite import SQLiteEngine
 from sessions_graph.graph import SessionsGraph
 from sessions_graph.hooks import history, transcript
+from sessions_graph.hooks.handle import project_key
 from sessions_graph.settings import Settings
 
 CLI = [sys.executable, "-m", "sessions_graph"]
@@ -301,6 +302,21 @@ def test_a_transcript_that_vanishes_fails_its_file_only(home: Path, graph: Sessi
     assert summary.line() == "imported 2 files: 1 session, 5 new actions, 0 skipped, 1 failed"
     assert graph.get_session(CLAUDE_SID) is None and graph.session_owner(CODEX_SID) == "alice"
     assert path.exists()
+
+
+def test_a_file_the_store_refuses_fails_alone(home: Path, graph: SessionsGraph) -> None:
+    t, _ = claude_session(home)
+    codex_session(home)
+    # The same entries under another session id: their action ids are taken.
+    copy = t.path.with_name("0c1d2e3f-4a5b-4c6d-8e9f-a0b1c2d3e4f5.jsonl")
+    copy.write_bytes(t.path.read_bytes())
+    long_cwd = ClaudeTranscript(t.path.with_name("s-long.jsonl"), "s-long", cwd="/x" * 3000)
+    long_cwd.user("hello")
+    summary = history.import_history(graph, history.find_transcripts([home]), "alice")
+    assert (summary.files, summary.sessions, summary.failed) == (4, 2, 2)
+    assert summary.added == 12 + 5
+    assert graph.get_actions("s-long") == []
+    assert project_key("/x" * 3000) == "x"  # too long for the OS to look up: no crash
 
 
 def test_claude_config_dir_and_codex_home_are_honoured(

@@ -20,7 +20,7 @@ def test_claude_transcript_yields_messages_tool_calls_and_results(tmp_path: Path
     prompt = t.user("Fix the failing test")
     tool_id, _, _ = t.tool_use("Bash", {"command": "pytest -x"}, "1 failed")
     answer = t.assistant("Fixed it.")
-    actions, cursor, _ = import_actions(t.path, 0, "s1")
+    actions, cursor, *_ = import_actions(t.path, 0, "s1")
     assert cursor == t.path.stat().st_size
     assert [a["action_type"] for a in actions] == [
         "user_message",
@@ -51,22 +51,22 @@ def test_half_written_last_line_is_left_for_next_time(tmp_path: Path) -> None:
     second = json.dumps(t._entry("user", "second")) + "\n"
     with open(t.path, "a") as fh:
         fh.write(second[:25])
-    actions, cursor, _ = import_actions(t.path, 0, "s1")
+    actions, cursor, *_ = import_actions(t.path, 0, "s1")
     assert [a["text"] for a in actions] == ["first"]
     assert cursor == complete
     with open(t.path, "a") as fh:
         fh.write(second[25:])
-    actions, cursor, _ = import_actions(t.path, cursor, "s1")
+    actions, cursor, *_ = import_actions(t.path, cursor, "s1")
     assert [a["text"] for a in actions] == ["second"]
     assert cursor == t.path.stat().st_size
-    assert import_actions(t.path, cursor, "s1") == ([], cursor, 0)
+    assert import_actions(t.path, cursor, "s1")[:3] == ([], cursor, 0)
 
 
 def test_missing_transcript_is_empty_and_shrunk_one_is_reread(tmp_path: Path) -> None:
-    assert read_complete_lines(tmp_path / "nope.jsonl", 0) == ([], 0, 0)
+    assert read_complete_lines(tmp_path / "nope.jsonl", 0)[:3] == ([], 0, 0)
     path = tmp_path / "s.jsonl"
     path.write_text('{"a": 1}\n')
-    lines, cursor, _ = read_complete_lines(path, 10_000)
+    lines, cursor, *_ = read_complete_lines(path, 10_000)
     assert lines == [(0, b'{"a": 1}\n')] and cursor == 9
 
 
@@ -86,7 +86,7 @@ def test_malformed_and_hostile_lines_are_skipped(tmp_path: Path) -> None:
         json.dumps(good),
     ]
     path.write_text("\n".join(lines) + "\n")
-    actions, _, _ = import_actions(path, 0, "s1")
+    actions, *_ = import_actions(path, 0, "s1")
     assert [(a["action_id"], a["text"]) for a in actions] == [("u-1", "ok")]
 
 
@@ -98,7 +98,7 @@ def test_meta_and_system_entries_become_system_messages(tmp_path: Path) -> None:
         {"type": "user", "uuid": "m3", "message": {"content": [{"type": "image", "source": {}}]}},
     ]
     path.write_text("".join(json.dumps(e) + "\n" for e in entries))
-    actions, _, _ = import_actions(path, 0, "s1")
+    actions, *_ = import_actions(path, 0, "s1")
     assert [(a["action_id"], a["action_type"]) for a in actions] == [
         ("m1", "system_message"),
         ("m2", "system_message"),
@@ -108,7 +108,7 @@ def test_meta_and_system_entries_become_system_messages(tmp_path: Path) -> None:
 def test_codex_rollout_lines(tmp_path: Path) -> None:
     path = tmp_path / "rollout-2026-11-29T10-00-00-abc.jsonl"
     path.write_text("".join(json.dumps(e) + "\n" for e in codex_rollout_lines("cx1")))
-    actions, _, _ = import_actions(path, 0, "cx1")
+    actions, *_ = import_actions(path, 0, "cx1")
     assert [(a["action_type"], a["text"]) for a in actions] == [
         ("system_message", "<environment_context>cwd</environment_context>"),
         ("user_message", "list files"),
@@ -118,7 +118,7 @@ def test_codex_rollout_lines(tmp_path: Path) -> None:
     ]
     assert actions[2]["tool_name"] == "shell" and actions[2]["tool_use_id"] == "call_1"
     assert actions[3]["tool_use_id"] == "call_1" and not actions[3]["is_error"]
-    again, _, _ = import_actions(path, 0, "cx1")
+    again, *_ = import_actions(path, 0, "cx1")
     assert [a["action_id"] for a in again] == [a["action_id"] for a in actions]
     assert len({a["action_id"] for a in actions}) == len(actions)
 
@@ -131,7 +131,7 @@ def test_codex_legacy_bare_items(tmp_path: Path) -> None:
         )
         + "\n"
     )
-    actions, _, _ = import_actions(path, 0, "cx1")
+    actions, *_ = import_actions(path, 0, "cx1")
     assert [(a["action_type"], a["text"]) for a in actions] == [("user_message", "hi")]
 
 
@@ -182,10 +182,10 @@ def test_a_line_longer_than_the_read_window_is_skipped(
     t.user("x" * 3000)  # one line of over 3000 bytes
     after = t.path.stat().st_size
     t.user("after")
-    actions, cursor, skipped = import_actions(t.path, 0, "s1")
+    actions, cursor, skipped, *_ = import_actions(t.path, 0, "s1")
     assert [a["text"] for a in actions] == ["before"] and skipped == 0
     assert cursor == start
-    actions, cursor, skipped = import_actions(t.path, cursor, "s1")
+    actions, cursor, skipped, *_ = import_actions(t.path, cursor, "s1")
     assert skipped == after - start
     assert [a["text"] for a in actions] == ["after"]
     assert cursor == t.path.stat().st_size
@@ -197,10 +197,10 @@ def test_an_over_long_line_still_being_written_holds_the_cursor(
     monkeypatch.setattr(transcript, "MAX_READ_BYTES", 64)
     path = tmp_path / "s.jsonl"
     path.write_bytes(b'{"type": "user", "content": "' + b"x" * 500)  # no newline yet
-    assert read_complete_lines(path, 0) == ([], 0, 0)
+    assert read_complete_lines(path, 0)[:3] == ([], 0, 0)
     with open(path, "ab") as fh:
         fh.write(b'"}\n{"a": 1}\n')
-    lines, cursor, skipped = read_complete_lines(path, 0)
+    lines, cursor, skipped, *_ = read_complete_lines(path, 0)
     assert lines == [(skipped, b'{"a": 1}\n')] and cursor == path.stat().st_size
 
 
@@ -225,7 +225,7 @@ def test_lone_surrogates_become_replacement_characters(tmp_path: Path) -> None:
         },
     ]
     path.write_text("".join(json.dumps(e) + "\n" for e in entries))  # "\ud800" escapes
-    actions, _, _ = import_actions(path, 0, "s1")
+    actions, *_ = import_actions(path, 0, "s1")
     assert [a["action_id"] for a in actions] == ["u-1", "u-2", "u-3"]
     graph = SessionsGraph(db=str(tmp_path / "s.db"))
     assert graph.record_actions("s1", actions, user_id="alice") == 3  # storable
@@ -246,7 +246,7 @@ def test_the_hook_moves_the_import_cursor_through_the_facade(
     settings = Settings(db=str(tmp_path / "x.db"), state_dir=str(tmp_path / "state"))
     graph = SessionsGraph(engine=SQLiteEngine(settings.db), settings=settings)
     calls: list[str] = []
-    for name in ("import_cursor", "set_import_cursor"):
+    for name in ("import_cursor_state", "set_import_cursor"):
         original = getattr(graph, name)
         monkeypatch.setattr(
             graph, name, lambda *a, _o=original, _n=name: calls.append(_n) or _o(*a)
@@ -255,7 +255,7 @@ def test_the_hook_moves_the_import_cursor_through_the_facade(
     t.user("hello")
     payload = json.loads(claude_payload("Stop", "s1", t.path))
     assert handle_payload(graph, settings, payload, "alice").added == 1
-    assert calls == ["import_cursor", "set_import_cursor"]
+    assert calls == ["import_cursor_state", "set_import_cursor"]
     assert graph.import_cursor("s1", str(t.path)) == t.path.stat().st_size
     graph.close()
 
@@ -281,3 +281,26 @@ def test_an_over_long_line_is_one_warning_and_the_session_goes_on(
     assert handle_payload(graph, settings, payload, "alice").warnings == []  # reported once
     assert graph.get_session("s1").reconciliation_status == "pending"  # type: ignore[union-attr]
     graph.close()
+
+
+def test_a_rewritten_prefix_is_noticed_by_its_fingerprint(tmp_path: Path) -> None:
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"a": 1}\n{"b": 2}\n')
+    lines, cursor, _, known, reread = read_complete_lines(path, 0)
+    assert (len(lines), cursor, reread) == (2, 18, False) and known
+    path.write_text('{"a": 1}\n{"c": 333}\n{"b": 2}\n')  # longer, cursor now mid-line
+    lines, cursor, _, known, reread = read_complete_lines(path, 18, known)
+    assert reread and [line for _, line in lines][1] == b'{"c": 333}\n' and cursor == 29
+    with open(path, "a") as fh:
+        fh.write('{"d": 4}\n')
+    lines, cursor, _, known, reread = read_complete_lines(path, cursor, known)
+    assert not reread and [line for _, line in lines] == [b'{"d": 4}\n']
+
+
+def test_a_cursor_without_fingerprint_must_stand_after_a_newline(tmp_path: Path) -> None:
+    """Cursors stored before fingerprints existed are checked the one way left."""
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"a": 1}\n{"b": 2}\n')
+    assert read_complete_lines(path, 9).reread is False
+    path.write_text('{"a": 11}\n{"b": 2}\n')
+    assert read_complete_lines(path, 9).reread is True

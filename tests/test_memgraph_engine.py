@@ -279,11 +279,11 @@ def test_a_refusal_inside_a_transaction_stays_a_validation_error(
     engine = memgraph.MemgraphEngine("bolt://127.0.0.1:1", max_attempts=1)
 
     def refuse(work: object) -> None:
-        raise MemoryValidationError("session 's-1' belongs to another user")
+        raise MemoryValidationError("session 's-1' not found for user 'bob'")
 
     monkeypatch.setattr(engine, "_in_session", refuse)
     try:
-        with pytest.raises(MemoryValidationError, match="belongs to another user"):
+        with pytest.raises(MemoryValidationError, match="not found for user"):
             engine.add_actions("s-1", "bob", [])
     finally:
         engine.close()

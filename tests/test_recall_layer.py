@@ -8,6 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from sessions_graph.engines.sqlite import MIGRATIONS, SQLiteEngine, _statements
 from sessions_graph.recall.core import recall
 from sessions_graph.recall.dates import named_windows
@@ -83,7 +85,7 @@ def test_actions_stored_before_the_turn_index_are_indexed_on_upgrade(tmp_path: P
 
 
 def test_index_text_spaces_cjk_and_cuts_long_tokens() -> None:
-    assert index_text("去东京吧 ok") == " 去 东 京 吧  ok"
+    assert index_text("去东京吧 ok").split() == ["去", "东", "京", "吧", "ok"]
     long = "x" * 90
     assert index_text(f"id {long}") == "id " + " ".join(["x" * 40, "x" * 40, "x" * 10])
 
@@ -97,7 +99,7 @@ def test_query_terms_drop_stop_words_and_split_cjk_into_bigrams() -> None:
 
 def test_named_dates_become_windows() -> None:
     windows, rest = named_windows("What did Mel paint on October 13, 2023 and in May 2022?")
-    assert windows[0] == ("2023-10-12T00:00:00.000000+00:00", "2023-10-15T00:00:00.000000+00:00")
+    assert windows[0] == ("2023-10-12T00:00:00.000000+00:00", "2023-10-17T00:00:00.000000+00:00")
     assert windows[1] == ("2022-05-01T00:00:00.000000+00:00", "2022-06-01T00:00:00.000000+00:00")
     assert "2023" not in rest and "paint" in rest
     assert named_windows("February 31, 2023")[0] == []
@@ -117,3 +119,43 @@ def test_plain_json_matches_the_models(tmp_path: Path) -> None:
     )
     plain = recall(graph.engine, "alice", "gc pauses")
     assert json.loads(to_json(plain)) == json.loads(graph.recall("alice", "gc pauses").to_json())
+
+
+def test_common_terms_score_rows_but_do_not_select_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FTS5 ranks every row a query matches: a word in most turns must not
+    make recall rank the whole index."""
+    from sessions_graph.engines import sqlite as embedded
+
+    monkeypatch.setattr(embedded, "COMMON_TURN_DOCS", 3)
+    engine = SQLiteEngine(tmp_path / "s.db")
+    engine.start_session("s", "alice", "2026-01-01T00:00:00.000000+00:00", None, None)
+    texts = ["error " + "x" * i for i in range(12)] + ["error in the zeppelin", "zeppelin alone"]
+    rows = [
+        {
+            "action_id": f"a{i}",
+            "action_type": "user_message",
+            "text": text,
+            "timestamp": None,
+            "tool_name": None,
+            "tool_use_id": None,
+            "is_error": False,
+        }
+        for i, text in enumerate(texts)
+    ]
+    for i, row in enumerate(rows):  # apart, so no turn is another's context
+        engine.add_actions(f"s{i}", "alice", [row])
+    filters = {
+        "since": None,
+        "until": None,
+        "project": None,
+        "exclude_session": None,
+        "only_session": None,
+    }
+    found = engine.search_turns("alice", [("error",), ("zeppelin",)], 100, filters)
+    # Only rows with the rare word.
+    assert sorted(r["action_id"] for r in found) == ["a12", "a13"]
+    # Nothing but common words: the least common one selects.
+    found = engine.search_turns("alice", [("error",)], 100, filters)
+    assert len(found) == 13

@@ -28,9 +28,18 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 Record = dict[str, Any]
+
+
+class ActionsAdded(NamedTuple):
+    """What ``add_actions`` did with a batch: ``added`` actions were new to the
+    session; ``foreign`` ones were skipped because another session recorded
+    their id first (a resumed or forked agent session repeats earlier entries)."""
+
+    added: int
+    foreign: int
 
 #: Session.reconciliation_status values.
 PENDING, RUNNING, RECONCILED, FAILED = "pending", "running", "reconciled", "failed"
@@ -39,6 +48,22 @@ PENDING, RUNNING, RECONCILED, FAILED = "pending", "running", "reconciled", "fail
 ACTION_TYPES = frozenset(
     {"user_message", "assistant_message", "tool_call", "tool_result", "system_message"}
 )
+
+
+class ImportCursor(NamedTuple):
+    """How far a session's transcript ``source`` was imported: ``offset`` bytes,
+    whose prefix had ``fingerprint`` (None: nothing read yet), so that a file
+    rewritten since is noticed and read again instead of from mid-line."""
+
+    source: str
+    offset: int
+    fingerprint: str | None
+
+
+def not_found_for_user(session_id: str, user_id: str) -> str:
+    """The refusal of a write into another user's session, worded as for a
+    session that does not exist: it must not tell ``user_id`` whose it is."""
+    return f"session {session_id!r} not found for user {user_id!r}"
 
 
 class Engine(ABC):
@@ -122,18 +147,22 @@ class Engine(ABC):
     @abstractmethod
     def add_actions(
         self, session_id: str, user_id: str, actions: Sequence[Record]
-    ) -> int:
-        """Append actions to a session in one transaction; return how many were new.
+    ) -> ActionsAdded:
+        """Append actions to a session in one transaction; say how many were new
+        and how many were skipped as another session's.
 
         Each action has ``action_id``, ``action_type``, ``text``, ``timestamp``,
         ``tool_name``, ``tool_use_id``, ``is_error``. An ``action_id`` already stored
-        in this session is skipped (delivery is at-least-once); one stored in
-        another session refuses the whole batch with ``MemoryValidationError``
-        (ids are unique across sessions). A known session must be ``user_id``'s
-        (``MemoryValidationError`` otherwise). New actions get the next ``seq``
-        numbers and are chained to the previous last action with FOLLOWED_BY.
-        An unknown session (and its user) is created, dated by the first action. A session that was
-        reconciled or failed and receives new actions goes back to pending.
+        in this session is skipped (delivery is at-least-once). An ``action_id``
+        stored in another session is skipped too and counted in ``foreign``: an
+        action belongs to the session that recorded it first (agent runtimes
+        copy earlier entries into a resumed or forked session's transcript), and
+        one such entry must not hold up the rest of the batch. A known session
+        must be ``user_id``'s (``MemoryValidationError`` otherwise). New actions
+        get the next ``seq`` numbers and are chained to the previous last action
+        with FOLLOWED_BY. An unknown session (and its user) is created, dated by
+        the first action. A session that was reconciled or failed and receives
+        new actions goes back to pending.
         """
 
     @abstractmethod
@@ -159,12 +188,16 @@ class Engine(ABC):
         """A session's actions in order (``seq`` ascending)."""
 
     @abstractmethod
-    def get_import_cursor(self, session_id: str, source: str) -> int:
-        """How far (bytes) a transcript ``source`` has been imported; 0 if never."""
+    def get_import_cursor(self, session_id: str) -> ImportCursor | None:
+        """The session's import cursor (one transcript source per session), or
+        None if none was stored (or the session is unknown)."""
 
     @abstractmethod
-    def set_import_cursor(self, session_id: str, source: str, offset: int) -> None:
-        """Remember how far a transcript has been imported."""
+    def set_import_cursor(
+        self, session_id: str, source: str, offset: int, fingerprint: str | None = None
+    ) -> None:
+        """Remember how far a transcript has been imported, and the fingerprint
+        of the prefix read, replacing the session's cursor (whatever its source)."""
 
     # -- pages and memory files (the agent's own tools: MCP, memory tool) -------
     # A Memory File is a Memory that the Anthropic memory tool keeps at a path

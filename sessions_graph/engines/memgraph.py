@@ -57,7 +57,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -73,15 +72,24 @@ from sessions_graph.clock import utcnow
 from sessions_graph.cypher import load, render, statements
 from sessions_graph.engines import lightrag_fields as fields
 from sessions_graph.engines import memgraph_server as server
-from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, RUNNING, Engine, Record
+from sessions_graph.engines.base import (
+    FAILED,
+    PENDING,
+    RECONCILED,
+    RUNNING,
+    ActionsAdded,
+    Engine,
+    ImportCursor,
+    Record,
+    not_found_for_user,
+)
 from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
 from sessions_graph.query import (
     Node,
-    Or,
-    Term,
     has_prefix,
+    local_score,
     matches,
-    term_hits,
+    needs_local,
     to_tantivy,
     tokenize,
 )
@@ -240,18 +248,6 @@ def turn_search_query(terms: Sequence[Sequence[str]], field: str, key: str) -> s
 def user_search_query(node: Node, key: str) -> str:
     """The Tantivy query for one user: the user's key is required."""
     return f"+data.user_key:{key} +{to_tantivy(node, 'data.content')}"
-
-
-def local_score(node: Node, tokens: Sequence[str]) -> float:
-    """A relevance score for the prefix path: positive hits, damped by length."""
-
-    def positive_hits(n: Node) -> int:
-        if isinstance(n, Term):
-            return term_hits(n, tokens)
-        children = n.should if isinstance(n, Or) else n.must
-        return sum(positive_hits(c) for c in children)
-
-    return positive_hits(node) / math.sqrt(max(len(tokens), 1))
 
 
 # -- the engine -----------------------------------------------------------------
@@ -507,7 +503,7 @@ class MemgraphEngine(Engine):
         """MERGE the session for ``user_id``; refuse one owned by another user."""
         owner = _rows(tx, "session/ensure", session_id=session_id, user_id=user_id, now=now)
         if owner[0]["owner"] != user_id:
-            raise MemoryValidationError(f"session {session_id!r} belongs to another user")
+            raise MemoryValidationError(not_found_for_user(session_id, user_id))
         _rows(tx, "session/link_user", session_id=session_id, user_id=user_id)
 
     def _touch(self, tx: Any, session_id: str, added_actions: int = 0) -> None:
@@ -545,7 +541,7 @@ class MemgraphEngine(Engine):
         return self._read("memory/list_by_session", session_id=session_id, limit=limit)
 
     def search_memories(self, user_id: str, query: Any, limit: int) -> list[Record]:
-        if has_prefix(query):
+        if has_prefix(query) or needs_local(query):
             return self._search_locally(user_id, query, limit)
         rows = self._read(
             self._server_form("memory/search"),
@@ -618,8 +614,10 @@ class MemgraphEngine(Engine):
 
         self._write(work)
 
-    def add_actions(self, session_id: str, user_id: str, actions: Sequence[Record]) -> int:
-        def work(tx: Any) -> int:
+    def add_actions(
+        self, session_id: str, user_id: str, actions: Sequence[Record]
+    ) -> ActionsAdded:
+        def work(tx: Any) -> ActionsAdded:
             # Only an unknown session is created (dated by its first action); a
             # known one must be ``user_id``'s.
             state = _rows(tx, "session/action_state", session_id=session_id)
@@ -627,37 +625,36 @@ class MemgraphEngine(Engine):
                 now = (actions[0].get("timestamp") if actions else None) or utcnow()
                 self._ensure_session(tx, session_id, user_id, now)
             elif state[0]["owner"] != user_id:
-                raise MemoryValidationError(f"session {session_id!r} belongs to another user")
-            new = self._new_actions(tx, session_id, actions)
+                raise MemoryValidationError(not_found_for_user(session_id, user_id))
+            new, foreign = self._new_actions(tx, session_id, actions)
             if not new:
-                return 0
+                return ActionsAdded(0, foreign)
             known = state[0] if state else {"action_count": 0, "last_action_id": None}
             rows, links = _number_actions(new, known["action_count"] or 0, known["last_action_id"])
             _rows(tx, "action/create", session_id=session_id, actions=rows)
             _rows(tx, "action/chain", links=links)
             self._touch(tx, session_id, added_actions=len(rows))
             self._index_turns(tx, session_id, user_id, rows[0]["seq"])
-            return len(rows)
+            return ActionsAdded(len(rows), foreign)
 
         return self._write(work)
 
     @staticmethod
-    def _new_actions(tx: Any, session_id: str, actions: Sequence[Record]) -> list[Record]:
-        """The actions not stored yet, each id once, in the order given; an id
-        stored in another session refuses the batch."""
+    def _new_actions(
+        tx: Any, session_id: str, actions: Sequence[Record]
+    ) -> tuple[list[Record], int]:
+        """The actions not stored yet, each id once, in the order given, and how
+        many distinct ids another session holds (skipped: an action stays with
+        the session that recorded it first)."""
         ids = [a["action_id"] for a in actions]
         rows = _rows(tx, "action/existing", action_ids=ids)
-        if any(r["session_id"] != session_id for r in rows):
-            raise MemoryValidationError(
-                "an action_id of this batch is already recorded in another session:"
-                " action ids are unique across sessions (use the runtime's own ids)"
-            )
         stored = {r["action_id"] for r in rows}
+        foreign = len({r["action_id"] for r in rows if r["session_id"] != session_id})
         new: dict[str, Record] = {}
         for action in actions:
             if action["action_id"] not in stored:
                 new.setdefault(action["action_id"], action)
-        return list(new.values())
+        return list(new.values()), foreign
 
     def _queue(self, session_id: str, ended_at: str | None) -> bool:
         rows = self._write(
@@ -693,11 +690,16 @@ class MemgraphEngine(Engine):
             row["is_error"] = bool(row["is_error"])
         return rows
 
-    def get_import_cursor(self, session_id: str, source: str) -> int:
-        rows = self._read("session/get_cursor", session_id=session_id, source=source)
-        return (rows[0]["import_offset"] or 0) if rows else 0
+    def get_import_cursor(self, session_id: str) -> ImportCursor | None:
+        rows = self._read("session/get_cursor", session_id=session_id)
+        if not rows:
+            return None
+        row = rows[0]
+        return ImportCursor(row["import_source"], row["import_offset"] or 0, row["fingerprint"])
 
-    def set_import_cursor(self, session_id: str, source: str, offset: int) -> None:
+    def set_import_cursor(
+        self, session_id: str, source: str, offset: int, fingerprint: str | None = None
+    ) -> None:
         self._write(
             lambda tx: _rows(
                 tx,
@@ -705,6 +707,7 @@ class MemgraphEngine(Engine):
                 session_id=session_id,
                 source=source,
                 import_offset=offset,
+                fingerprint=fingerprint,
             )
         )
 

@@ -33,15 +33,45 @@ from pathlib import Path
 from typing import Any
 
 from sessions_graph.clock import utcnow
-from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, RUNNING, Engine, Record
-from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
-from sessions_graph.query import Node, to_fts5
+from sessions_graph.engines.base import (
+    FAILED,
+    PENDING,
+    RECONCILED,
+    RUNNING,
+    ActionsAdded,
+    Engine,
+    ImportCursor,
+    Record,
+    not_found_for_user,
+)
+from sessions_graph.errors import (
+    MemoryValidationError,
+    StoreBusyError,
+    StoreError,
+    StoreUnavailableError,
+)
+from sessions_graph.query import (
+    Node,
+    local_score,
+    matches,
+    needs_local,
+    substrings,
+    to_fts5,
+    tokenize,
+)
 from sessions_graph.recall.records import group_entity_units
 from sessions_graph.recall.text import TURN_RADIUS, turn_documents
 from sessions_graph.validation import check_workspace
 
+#: A recall term found in more turn documents than this is a common term
+#: (``SQLiteEngine._turn_match``): it scores rows but does not select them.
+COMMON_TURN_DOCS = 2000
+
 #: How long a writer waits for the lock before giving up, in milliseconds.
 BUSY_TIMEOUT_MS = 30_000
+#: What a connection past its wait budget still waits, in milliseconds:
+#: enough for another process's short transaction, too little to stall a hook.
+DEADLINE_GRACE_MS = 100
 
 MIGRATIONS: list[str] = [
     # 1: users, memories (+ full-text index), sessions, actions.
@@ -229,7 +259,12 @@ MIGRATIONS: list[str] = [
         DELETE FROM turn_docs WHERE action_id = old.action_id;
     END;
     """,
-    # 5: memory files (the Anthropic memory tool): a Memory at a path, unique per
+    # 5: the import cursor's fingerprint of the transcript prefix it stands
+    # after, so that a rewritten transcript is read again, not from mid-line.
+    """
+    ALTER TABLE sessions ADD COLUMN import_fingerprint TEXT;
+    """,
+    # 6: memory files (the Anthropic memory tool): a Memory at a path, unique per
     # user, with its newest versions. Both go with their Memory (cascade).
     """
     CREATE TABLE memory_files (
@@ -290,14 +325,20 @@ class SQLiteEngine(Engine):
 
     name = "embedded"
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, wait_budget: float | None = None) -> None:
+        """``wait_budget``: seconds from now after which this connection no
+        longer waits for a lock (beyond a short grace), so that a hook spends
+        a bounded time on a locked file and spools its event instead
+        (``StoreBusyError``); None: every write waits up to ``BUSY_TIMEOUT_MS``."""
         self.path = Path(path).expanduser()
         self._lock = threading.RLock()
+        self._deadline = None if wait_budget is None else time.monotonic() + wait_budget
+        self._busy_ms = self._wait_ms()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(
                 self.path,
-                timeout=BUSY_TIMEOUT_MS / 1000,
+                timeout=self._busy_ms / 1000,
                 isolation_level=None,  # we issue BEGIN / COMMIT ourselves
                 check_same_thread=False,  # guarded by self._lock instead
             )
@@ -305,7 +346,7 @@ class SQLiteEngine(Engine):
             raise StoreUnavailableError(f"cannot open database {self.path}: {exc}") from None
         self._conn.row_factory = sqlite3.Row
         try:
-            self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self._conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
             self._conn.execute("PRAGMA synchronous = NORMAL")
             self._conn.execute("PRAGMA foreign_keys = ON")
             self._migrate()
@@ -322,6 +363,9 @@ class SQLiteEngine(Engine):
         """One write transaction, taken with the write lock up front."""
         with self._lock:
             try:
+                if self._deadline is not None and (busy := self._wait_ms()) != self._busy_ms:
+                    self._conn.execute(f"PRAGMA busy_timeout = {busy}")
+                    self._busy_ms = busy
                 self._conn.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as exc:
                 raise _store_error(exc, self.path) from None
@@ -335,6 +379,13 @@ class SQLiteEngine(Engine):
             except sqlite3.Error as exc:
                 self._conn.execute("ROLLBACK")
                 raise _store_error(exc, self.path) from None
+
+    def _wait_ms(self) -> int:
+        """How long the next write may wait for the lock."""
+        if self._deadline is None:
+            return BUSY_TIMEOUT_MS
+        left = int((self._deadline - time.monotonic()) * 1000)
+        return min(BUSY_TIMEOUT_MS, max(DEADLINE_GRACE_MS, left))
 
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
@@ -427,7 +478,7 @@ class SQLiteEngine(Engine):
             "SELECT user_id FROM sessions WHERE session_id = ?", (session_id,)
         ).fetchone()[0]
         if owner != user_id:
-            raise MemoryValidationError(f"session {session_id!r} belongs to another user")
+            raise MemoryValidationError(not_found_for_user(session_id, user_id))
 
     def save_memory(self, memory: Record) -> None:
         with self._write() as conn:
@@ -467,6 +518,8 @@ class SQLiteEngine(Engine):
         return [dict(r) for r in rows]
 
     def search_memories(self, user_id: str, query: Node, limit: int) -> list[Record]:
+        if needs_local(query):
+            return self._search_substrings(user_id, query, limit)
         # ORDER BY rank alone (FTS5's bm25, lower is better) lets FTS5 hand
         # rows over already ranked and stop at the limit; any second sort key
         # makes SQLite sort every match itself, a third slower at 100k
@@ -482,6 +535,26 @@ class SQLiteEngine(Engine):
         records = [dict(r) for r in rows]
         records.sort(key=lambda r: (r["score"], r["created_at"], r["memory_id"]), reverse=True)
         return records
+
+    def _search_substrings(self, user_id: str, query: Node, limit: int) -> list[Record]:
+        """A query unicode61 cannot answer (CJK is indexed as whole runs):
+        the user's memories holding one of its pieces (``instr``, no LIKE
+        wildcards to escape), then the exact token rules in Python."""
+        pieces = substrings(query)
+        if not pieces:
+            return []
+        found = " OR ".join(["instr(lower(content), ?) > 0"] * len(pieces))
+        rows = self._read(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE user_id = ? AND ({found})",
+            (user_id, *pieces),
+        )
+        hits = []
+        for row in rows:
+            tokens = tokenize(row["content"])
+            if matches(query, tokens):
+                hits.append({**dict(row), "score": local_score(query, tokens)})
+        hits.sort(key=lambda r: (r["score"], r["created_at"], r["memory_id"]), reverse=True)
+        return hits[:limit]
 
     def update_memory(
         self, memory_id: str, content: str, updated_at: str, user_id: str | None = None
@@ -531,7 +604,9 @@ class SQLiteEngine(Engine):
                 (cwd, project_key, started_at, started_at, session_id),
             )
 
-    def add_actions(self, session_id: str, user_id: str, actions: Sequence[Record]) -> int:
+    def add_actions(
+        self, session_id: str, user_id: str, actions: Sequence[Record]
+    ) -> ActionsAdded:
         with self._write() as conn:
             row = conn.execute(
                 "SELECT action_count, user_id FROM sessions WHERE session_id = ?", (session_id,)
@@ -540,17 +615,14 @@ class SQLiteEngine(Engine):
                 started = (actions[0].get("timestamp") if actions else None) or utcnow()
                 self._ensure_session(conn, session_id, user_id, started)
             elif row[1] != user_id:
-                raise MemoryValidationError(f"session {session_id!r} belongs to another user")
+                raise MemoryValidationError(not_found_for_user(session_id, user_id))
+            # Another session's ids are skipped (ON CONFLICT below); count them.
             ids = json.dumps([a["action_id"] for a in actions])
-            if conn.execute(
-                "SELECT 1 FROM actions WHERE action_id IN (SELECT value FROM json_each(?))"
+            foreign = conn.execute(
+                "SELECT count(*) FROM actions WHERE action_id IN (SELECT value FROM json_each(?))"
                 " AND session_id != ?",
                 (ids, session_id),
-            ).fetchone():
-                raise MemoryValidationError(
-                    "an action_id of this batch is already recorded in another session:"
-                    " action ids are unique across sessions (use the runtime's own ids)"
-                )
+            ).fetchone()[0]
             seq = row[0] if row else 0
             added = 0
             for action in actions:
@@ -577,7 +649,7 @@ class SQLiteEngine(Engine):
                 )
                 conn.execute(_TOUCH_SESSION, (session_id,))
                 self._index_turns(conn, session_id, user_id, seq)
-            return added
+            return ActionsAdded(added, foreign)
 
     def _queue(self, session_id: str, ended_at: str | None) -> bool:
         with self._write() as conn:
@@ -620,18 +692,22 @@ class SQLiteEngine(Engine):
         )
         return [_action_record(r) for r in rows]
 
-    def get_import_cursor(self, session_id: str, source: str) -> int:
+    def get_import_cursor(self, session_id: str) -> ImportCursor | None:
         rows = self._read(
-            "SELECT import_offset FROM sessions WHERE session_id = ? AND import_source = ?",
-            (session_id, source),
+            "SELECT import_source, import_offset, import_fingerprint FROM sessions"
+            " WHERE session_id = ? AND import_source IS NOT NULL",
+            (session_id,),
         )
-        return rows[0][0] if rows else 0
+        return ImportCursor(*rows[0]) if rows else None
 
-    def set_import_cursor(self, session_id: str, source: str, offset: int) -> None:
+    def set_import_cursor(
+        self, session_id: str, source: str, offset: int, fingerprint: str | None = None
+    ) -> None:
         with self._write() as conn:
             conn.execute(
-                "UPDATE sessions SET import_source = ?, import_offset = ? WHERE session_id = ?",
-                (source, offset, session_id),
+                "UPDATE sessions SET import_source = ?, import_offset = ?, import_fingerprint = ?"
+                " WHERE session_id = ?",
+                (source, offset, fingerprint, session_id),
             )
 
     # -- pages and memory files ---------------------------------------------------
@@ -1142,8 +1218,7 @@ class SQLiteEngine(Engine):
     ) -> list[Record]:
         if not terms:
             return []
-        # Tokens are letters and digits only, so quoting each phrase is safe.
-        match = " OR ".join('"' + " ".join(t) + '"' for t in terms)
+        match = self._turn_match(terms)
         # ORDER BY rank alone lets FTS5 hand rows over ranked (bm25 with the
         # column weights set in the migration) and stop at the limit.
         rows = self._read(
@@ -1156,6 +1231,36 @@ class SQLiteEngine(Engine):
             {"match": match, "user_id": user_id, "limit": limit, **_turn_filter_params(filters)},
         )
         return [dict(r) for r in rows]
+
+    def _turn_match(self, terms: Sequence[Sequence[str]]) -> str:
+        """The MATCH expression for recall's terms, in the manner of a
+        common-terms query: FTS5 computes bm25 for every row a query matches,
+        and a word found in a large share of the turns (with its neighbours'
+        text, "error" or "test" can be in most of them) would make it rank
+        nearly the whole index. So rows must hold one of the less common
+        terms, and the common ones only add to those rows' scores (bm25 sees
+        every phrase of the expression). Without any less common term, the
+        least common one plays that part."""
+        # Tokens are letters and digits only, so quoting each phrase is safe.
+        phrases = ['"' + " ".join(t) + '"' for t in terms]
+        counted = []
+        for phrase in phrases:
+            row = self._read(
+                "SELECT count(*) FROM (SELECT 1 FROM turns_fts WHERE turns_fts MATCH ? LIMIT ?)",
+                (phrase, COMMON_TURN_DOCS + 1),
+            )
+            counted.append((row[0][0], phrase))
+        rare = [p for n, p in counted if n <= COMMON_TURN_DOCS]
+        common = [p for n, p in counted if n > COMMON_TURN_DOCS]
+        if not common:
+            return " OR ".join(rare)
+        if not rare:
+            rare = [min(counted)[1]]
+            common.remove(rare[0])
+            if not common:
+                return rare[0]
+        required = " OR ".join(rare)
+        return f"({required}) AND ({required} OR {' OR '.join(common)})"
 
     def turn_windows(self, user_id: str, action_ids: Sequence[str], radius: int) -> list[Record]:
         if not action_ids:
@@ -1280,6 +1385,8 @@ def _statements(script: str) -> list[str]:
 
 def _store_error(exc: sqlite3.Error, path: Path) -> StoreError:
     message = str(exc)
+    if "database is locked" in message:  # SQLITE_BUSY: the busy timeout ran out
+        return StoreBusyError(f"{path} is locked by another process: {message}")
     if "unable to open" in message or "readonly" in message or "disk I/O" in message:
         return StoreUnavailableError(f"cannot write {path}: {message}")
     return StoreError(f"SQLite error on {path}: {message}")

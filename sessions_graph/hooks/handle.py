@@ -19,8 +19,13 @@ Which events do what (Claude Code names; Codex hooks use the same ones):
 A session keeps the owner it was created with. The ``user_id`` passed in
 (the hook's own setting, or on replay the one stored with the spooled payload,
 so an event is never re-owned by whoever replays it) names the owner of a
-session the store does not know yet; changing ``user_id`` in the middle of a
-session therefore loses none of its events.
+session the store does not know yet. An event for a known session of another
+user is refused (``MemoryValidationError``, worded "not found" as everywhere
+else), with one exception that keeps a mid-session ``user_id`` change from
+losing the rest of the session: an event naming the very transcript the
+session has been imported from is that session's own runtime speaking, and is
+recorded for the session's owner (reading the owner's transcript into the
+owner's session gives nobody anyone else's text).
 
 Errors split in two: store faults (``is_store_fault``) may pass if retried
 later, so the caller spools the payload; anything else (``PayloadError``,
@@ -34,13 +39,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sessions_graph.errors import SessionsGraphError, StoreError
+from sessions_graph.engines.base import not_found_for_user
+from sessions_graph.errors import MemoryValidationError, SessionsGraphError, StoreError
 from sessions_graph.hooks import codex
 from sessions_graph.hooks.actions import Action, digest, make_action
 from sessions_graph.hooks.transcript import TranscriptError, import_actions
 from sessions_graph.validation import check_id, without_surrogates
 
 if TYPE_CHECKING:
+    from sessions_graph.engines.base import ImportCursor
     from sessions_graph.graph import SessionsGraph
     from sessions_graph.settings import Settings
 
@@ -70,10 +77,17 @@ class Outcome:
     event: str
     session_id: str
     added: int = 0
+    foreign: int = 0  # skipped: recorded by another session first (a resumed session)
+    reread: bool = False  # the transcript no longer matched its cursor: read again
     warnings: list[str] = field(default_factory=list)
 
     def summary(self) -> str:
-        return f"{self.event} session={self.session_id} new_actions={self.added}"
+        text = f"{self.event} session={self.session_id} new_actions={self.added}"
+        if self.foreign:
+            text += f"; skipped {self.foreign} actions recorded by another session"
+        if self.reread:
+            text += "; transcript rewritten since the last import, read again from its start"
+        return text
 
 
 def validate(payload: Any) -> tuple[str, str]:
@@ -97,28 +111,32 @@ def handle_payload(graph: SessionsGraph, settings: Settings, payload: Any, user_
     """Apply one payload to the store for ``user_id`` (idempotent: replaying
     it changes nothing)."""
     event, session_id = validate(payload)
-    user_id = graph.session_owner(session_id) or check_id(user_id, "user_id")
+    check_id(user_id, "user_id")
     outcome = Outcome(event, session_id)
     # A lone surrogate (valid JSON, not a path the OS can take) must not fail
     # the event: it becomes U+FFFD, and such a transcript is simply not found.
     cwd = without_surrogates(payload["cwd"]) if payload.get("cwd") else None
+    transcript = payload.get("transcript_path")
+    source = _source(transcript) if transcript else None
+    cursor = graph.import_cursor_state(session_id)
+    user_id = _acting_user(graph, session_id, user_id, source, cursor)
     if event in ("SessionStart", "agent-turn-complete"):
         graph.record_session_start(
             session_id, user_id=user_id, cwd=cwd, project_key=project_key(cwd)
         )
     if event == "agent-turn-complete":
         actions = codex.notify_actions(payload)
-        outcome.added = graph.record_actions(session_id, actions, user_id=user_id)
+        _record(graph, session_id, actions, user_id, outcome)
         graph.mark_pending(session_id)
         return outcome
-    transcript = payload.get("transcript_path")
-    if transcript:
-        transcript = without_surrogates(transcript)
-        outcome.added += import_transcript(graph, session_id, user_id, transcript, outcome)
+    if source:
+        _import_transcript(graph, session_id, user_id, source, cursor, outcome)
+    elif transcript:
+        outcome.warnings.append(f"transcript_path is not a .jsonl file: {transcript[:200]}")
     elif event == "UserPromptSubmit":
         action = prompt_action(session_id, payload)
         if action is not None:
-            outcome.added += graph.record_actions(session_id, [action], user_id=user_id)
+            _record(graph, session_id, [action], user_id, outcome)
     if event in TURN_END_EVENTS:
         graph.mark_pending(session_id)
     elif event == "SessionEnd":
@@ -126,39 +144,92 @@ def handle_payload(graph: SessionsGraph, settings: Settings, payload: Any, user_
         if settings.auto_reconcile:
             from sessions_graph.hooks.spawn import spawn_reconcile
 
-            spawn_reconcile(settings, session_id)
+            # For the session's owner: the reconcile run acts for one user.
+            spawn_reconcile(settings, session_id, user_id=user_id)
     return outcome
+
+
+def _source(transcript: str) -> str | None:
+    """The transcript path as stored with the cursor; None if it is not a
+    ``.jsonl`` file (only those are read, so a payload cannot make us read any
+    file)."""
+    path = Path(without_surrogates(transcript)).expanduser()
+    return str(path) if path.suffix == ".jsonl" else None
+
+
+def _acting_user(
+    graph: SessionsGraph,
+    session_id: str,
+    user_id: str,
+    source: str | None,
+    cursor: ImportCursor | None,
+) -> str:
+    """Whose event this is: ``user_id`` for a new session or one of its own;
+    the owner for an event naming the transcript the session is imported from
+    (see the module docstring); refused for anyone else's session."""
+    owner = graph.session_owner(session_id)
+    if owner is None or owner == user_id:
+        return user_id
+    if source is not None and cursor is not None and cursor.source == source:
+        return owner
+    raise MemoryValidationError(not_found_for_user(session_id, user_id))
+
+
+def _record(
+    graph: SessionsGraph, session_id: str, actions: list[Action], user_id: str, outcome: Outcome
+) -> None:
+    report = graph.record_actions_report(session_id, actions, user_id=user_id)
+    outcome.added += report.added
+    outcome.foreign += report.foreign
 
 
 def import_transcript(
     graph: SessionsGraph, session_id: str, user_id: str, transcript: str, outcome: Outcome
 ) -> int:
-    """Import the transcript after the cursor; a transcript we cannot read is a
-    warning, not a failure: the rest of the event (pending, end) still applies.
-    History import (``hooks.history``) calls it too, so both paths store the
-    same actions and leave the same cursor."""
-    path = Path(transcript).expanduser()
-    if path.suffix != ".jsonl":
-        # Only JSONL transcripts are read, so a payload cannot make us read any file.
+    """Import ``transcript`` after the session's cursor; return how many actions
+    were new. History import (``hooks.history``) calls it too, so both paths
+    store the same actions and leave the same cursor."""
+    source = _source(transcript)
+    if source is None:
         outcome.warnings.append(f"transcript_path is not a .jsonl file: {transcript[:200]}")
         return 0
-    source = str(path)
-    offset = graph.import_cursor(session_id, source)
+    before = outcome.added
+    _import_transcript(
+        graph, session_id, user_id, source, graph.import_cursor_state(session_id), outcome
+    )
+    return outcome.added - before
+
+
+def _import_transcript(
+    graph: SessionsGraph,
+    session_id: str,
+    user_id: str,
+    source: str,
+    cursor: ImportCursor | None,
+    outcome: Outcome,
+) -> None:
+    """Import the transcript after the cursor; a transcript we cannot read is a
+    warning, not a failure: the rest of the event (pending, end) still applies."""
+    same = cursor is not None and cursor.source == source
+    offset, known = (cursor.offset, cursor.fingerprint) if same and cursor else (0, None)
     try:
-        actions, new_offset, skipped = import_actions(path, offset, session_id)
+        imported = import_actions(Path(source), offset, session_id, known)
     except TranscriptError as exc:
         outcome.warnings.append(str(exc))
-        return 0
-    if skipped:
+        return
+    if imported.skipped:
         # Without the skip the cursor could never pass this line (see transcript.py).
         outcome.warnings.append(
-            f"skipped a transcript line of {skipped} bytes, longer than one read, in {source}"
+            f"skipped a transcript line of {imported.skipped} bytes, longer than one read,"
+            f" in {source}"
         )
-    added = graph.record_actions(session_id, actions, user_id=user_id) if actions else 0
-    if new_offset != offset:
-        # After the actions: a crash in between re-reads lines, it never skips them.
-        graph.set_import_cursor(session_id, source, new_offset)
-    return added
+    outcome.reread = imported.reread
+    if imported.actions:
+        _record(graph, session_id, imported.actions, user_id, outcome)
+    if not same or (imported.offset, imported.fingerprint) != (offset, known):
+        # After the actions: a crash in between re-reads lines, it never skips
+        # them. Stored even at offset 0, so the session knows its transcript.
+        graph.set_import_cursor(session_id, source, imported.offset, imported.fingerprint)
 
 
 def prompt_action(session_id: str, payload: dict[str, Any]) -> Action | None:
@@ -185,6 +256,9 @@ def project_key(cwd: str | None) -> str | None:
         return None
     path = Path(cwd)
     for candidate in (path, *path.parents):
-        if (candidate / ".git").exists():
-            return candidate.name or None
+        try:
+            if (candidate / ".git").exists():
+                return candidate.name or None
+        except OSError:  # a name too long for the OS: not a directory here
+            continue
     return path.name or None

@@ -59,9 +59,10 @@ def default_sources() -> list[Path]:
 
 
 def find_transcripts(paths: Iterable[str | Path]) -> list[Path]:
-    """The ``.jsonl`` files named or found (recursively) under ``paths``, oldest
-    directory entries first; raises ``MemoryValidationError`` for a path that
-    does not exist or is a file of another kind, before anything is read."""
+    """The ``.jsonl`` files named or found (recursively) under ``paths``, in
+    path order (Codex's dated directories: oldest first). A path that does not
+    exist or is a file of another kind raises ``MemoryValidationError`` before
+    anything is read."""
     found: list[Path] = []
     for given in paths:
         # Absolute but not resolved: the runtime names the transcript by the
@@ -149,12 +150,18 @@ def _read_entry(head: Head, entry: dict[str, Any], number: int) -> None:
         head.session_id = _text(entry.get("id"))
         head.started_at = _text(entry.get("timestamp"))
         return
-    if entry.get("type") in ("user", "assistant", "system") and isinstance(entry.get("uuid"), str):
-        head.kind = head.kind or "claude"
-        head.sidechain = head.sidechain or entry.get("isSidechain") is True
-        head.session_id = head.session_id or _text(entry.get("sessionId"))
+    if "sessionId" in entry or "uuid" in entry:
+        # Claude Code: the session begins at its first dated entry (a queued
+        # prompt comes before the prompt's own message), but only message
+        # entries say the file holds a conversation.
         head.started_at = head.started_at or _text(entry.get("timestamp"))
         head.cwd = head.cwd or _text(entry.get("cwd"))
+        head.session_id = head.session_id or _text(entry.get("sessionId"))
+        if entry.get("type") in ("user", "assistant", "system") and isinstance(
+            entry.get("uuid"), str
+        ):
+            head.kind = head.kind or "claude"
+            head.sidechain = head.sidechain or entry.get("isSidechain") is True
 
 
 @dataclass
@@ -195,7 +202,7 @@ class ImportSummary:
         text = (
             f"imported {self.files} file{'s' * (self.files != 1)}: "
             f"{self.sessions} session{'s' * (self.sessions != 1)}, "
-            f"{self.added} new action{'s' * (self.added != 1)}, {self.skipped} skipped"
+            f"{self.added:,} new action{'s' * (self.added != 1)}, {self.skipped} skipped"
         )
         if self.other_user:
             text += f" ({self.other_user} of another user)"
@@ -233,17 +240,16 @@ def import_file(graph: SessionsGraph, path: Path, user_id: str) -> FileResult:
     if owner is not None and owner != user_id:
         result.skipped = SKIP_OTHER_USER
         return result
-    started_at = _start(head.started_at)
-    graph.record_session_start(
-        session_id,
-        user_id=user_id,
-        cwd=head.cwd,
-        project_key=project_key(head.cwd),
-        started_at=started_at,
-    )
     outcome = Outcome("import", session_id)
     source = str(path)
     try:
+        graph.record_session_start(
+            session_id,
+            user_id=user_id,
+            cwd=head.cwd,
+            project_key=project_key(head.cwd),
+            started_at=_start(head.started_at),
+        )
         # One call reads at most one window of the file; go on until the cursor
         # stops moving (the end, or a last line still being written).
         while True:
@@ -252,8 +258,8 @@ def import_file(graph: SessionsGraph, path: Path, user_id: str) -> FileResult:
             if graph.import_cursor(session_id, source) == offset:
                 break
     except MemoryValidationError as exc:
-        # E.g. an action id already recorded in another session: that file's
-        # batch is refused as a whole; the other files go on.
+        # A file the store refuses (an invalid field): the other files go on.
+        # (An action id recorded by another session is skipped, not refused.)
         result.error = str(exc)
     result.warnings = outcome.warnings
     if result.added:

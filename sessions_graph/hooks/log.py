@@ -25,13 +25,23 @@ def _clean(message: str) -> str:
     return text if len(text) <= MAX_MESSAGE_CHARS else text[: MAX_MESSAGE_CHARS - 3] + "..."
 
 
+def to_stderr(line: str) -> None:
+    """Write one line to stderr, or nowhere if the runtime closed it. Never
+    ``print(file=sys.stderr)`` alone: with fd 2 closed at start-up,
+    ``sys.stderr`` is None and ``print`` would write to stdout, which Claude
+    Code adds to the conversation."""
+    if sys.stderr is None:
+        return
+    with contextlib.suppress(OSError, ValueError):  # closed while we ran
+        print(line, file=sys.stderr)
+
+
 def log_line(log_path: Path, level: str, message: str, *, stderr: bool = False) -> None:
     """Append ``level message`` to the log file (and stderr if asked); never raises."""
     text = _clean(message)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
     if stderr:
-        with contextlib.suppress(OSError, ValueError):  # stderr closed by the runtime
-            print(f"sessions-graph: {text}", file=sys.stderr)
+        to_stderr(f"sessions-graph: {text}")
     try:
         log_path.parent.mkdir(parents=True, exist_ok=True)
         with open(log_path, "a", encoding="utf-8") as fh:

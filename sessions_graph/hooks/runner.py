@@ -8,26 +8,33 @@ Order of work: load the settings, parse and validate the payload (a bad one
 is logged and dropped: retrying cannot fix it), open the store, replay
 anything spooled earlier (so events land in arrival order), then handle this
 event. If the store cannot be opened or written, the payload is spooled for
-the next call. If the settings themselves do not load (a bad value in the
-config file or the environment), the event cannot be applied now but is not
-lost either: it is spooled, and the first hook call or reconcile run with
-valid settings replays it.
+the next call. Waiting for a locked store and replaying the spool share one
+budget (``HOOK_BUDGET_SECONDS``): a spool longer than it can replay is left
+to a background replay, with this event queued behind it. If the settings
+themselves do not load (a bad value in the config file or the environment),
+the event cannot be applied now but is not lost either: it is spooled, and
+the first hook call or reconcile run with valid settings replays it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
+import time
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from sessions_graph.errors import MemoryValidationError
+from sessions_graph.errors import MemoryValidationError, StoreBusyError
 from sessions_graph.hooks.handle import PayloadError, handle_payload, is_store_fault, validate
-from sessions_graph.hooks.log import log_line
+from sessions_graph.hooks.log import log_line, to_stderr
 
 if TYPE_CHECKING:
     from sessions_graph.settings import Settings
 
+#: Most of its time a hook spends waiting for a locked store and replaying
+#: the spool; what is left of the spool is replayed in the background.
+HOOK_BUDGET_SECONDS = 1.0
 #: Largest payload read from stdin; a bigger one is rejected, not buffered.
 MAX_PAYLOAD_BYTES = 32 * 1024 * 1024
 
@@ -51,6 +58,7 @@ def main(argv: list[str]) -> int:
     if argv and argv[0] in ("-h", "--help"):
         sys.stdout.write(USAGE)
         return 0
+    _hold_closed_standard_descriptors()
     # Our one line is all the agent may see on stderr: no library's warnings
     # (the Bolt driver's preview and deprecation warnings, among others).
     warnings.simplefilter("ignore")
@@ -59,7 +67,7 @@ def main(argv: list[str]) -> int:
     try:
         settings, problem = _settings()
     except Exception as exc:  # not even the state directory: nowhere to keep the event
-        print(f"sessions-graph: hook skipped: {' '.join(str(exc).split())}", file=sys.stderr)
+        to_stderr(f"sessions-graph: hook skipped: {' '.join(str(exc).split())}")
         return 0
     try:
         run(argv, settings, problem)
@@ -68,6 +76,18 @@ def main(argv: list[str]) -> int:
             settings.log_path, "ERROR", f"hook failed: {type(exc).__name__}: {exc}", stderr=True
         )
     return 0
+
+
+def _hold_closed_standard_descriptors() -> None:
+    """Put /dev/null on each of fd 0, 1, 2 the runtime left closed. Otherwise
+    the next file opened (the database, the log) takes that number, and
+    anything written to "stderr" at the C level would land in it."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            # os.open takes the lowest free number: this one.
+            os.open(os.devnull, os.O_RDWR)
 
 
 def _settings() -> tuple[Settings, Exception | None]:
@@ -103,31 +123,60 @@ def run(argv: list[str], settings: Settings, settings_problem: Exception | None 
         return
     try:
         _store(payload, settings)
+    except StoreBusyError as exc:
+        # Locked past the budget by other writers: not an outage. The event
+        # waits its turn in the spool and a background replay, which may wait
+        # as long as a batch job can, applies it; the agent is not told.
+        _queue_behind(payload, settings, f"store busy ({exc})")
     except Exception as exc:
         fault = is_store_fault(exc)
         # A store fault may pass: spool for replay. Anything else would fail
         # again: keep the payload aside for a human, never retry it.
-        kept = spool_payload(settings, payload, user_id=settings.user_id, rejected=not fault)
+        reason = f"{type(exc).__name__}: {exc}"
+        kept = spool_payload(
+            settings, payload, user_id=settings.user_id, rejected=not fault, reason=reason
+        )
         what = "store unavailable" if fault else "rejected"
         where = f"spooled as {kept.name}" if fault else f"kept as rejected/{kept.name}"
-        message = f"{event} session={session_id}: {what} ({type(exc).__name__}: {exc}); {where}"
+        message = f"{event} session={session_id}: {what} ({reason}); {where}"
         log_line(settings.log_path, "WARN" if fault else "ERROR", message, stderr=True)
 
 
 def _store(payload: dict[str, Any], settings: Settings) -> None:
     from sessions_graph.graph import SessionsGraph, open_engine
-    from sessions_graph.hooks.spool import pending_files, replay_spool
+    from sessions_graph.hooks.spool import replay_spool, spool_is_empty
 
     if settings.engine_name == "memgraph":
         _mute_library_logging()
-    engine = open_engine(settings, fail_fast=True)
+    engine = open_engine(settings, fail_fast=True, wait_budget=HOOK_BUDGET_SECONDS)
+    # Counted from here, after the imports: under load they can take longer
+    # than the budget itself, and they hold no lock anyone waits for.
+    deadline = time.monotonic() + HOOK_BUDGET_SECONDS
     with SessionsGraph(settings=settings, engine=engine) as graph:
-        if pending_files(settings):
-            replay_spool(graph, settings)
+        if not spool_is_empty(settings):
+            replay_spool(graph, settings, deadline=deadline)
+            if not spool_is_empty(settings):
+                _queue_behind(payload, settings, "queued behind earlier spooled events")
+                return
         outcome = handle_payload(graph, settings, payload, settings.user_id)
     for n, warning in enumerate(outcome.warnings):
         log_line(settings.log_path, "WARN", f"{outcome.summary()}: {warning}", stderr=n == 0)
     log_line(settings.log_path, "INFO", outcome.summary())
+
+
+def _queue_behind(payload: dict[str, Any], settings: Settings, why: str) -> None:
+    """Spool this event for a background replay, which applies the spool in
+    order (the next hook call or ``reconcile`` run would too): used when
+    earlier events are still spooled (more than the budget could replay, or
+    another process is replaying them), so that this one lands after them,
+    and when the store stayed locked past the budget."""
+    from sessions_graph.hooks.spawn import spawn_replay
+    from sessions_graph.hooks.spool import spool_payload
+
+    kept = spool_payload(settings, payload, user_id=settings.user_id)
+    child = spawn_replay(settings)
+    by = f"a background replay (pid {child.pid})" if child else "the replay under way"
+    log_line(settings.log_path, "INFO", f"{why}: spooled as {kept.name}, applied by {by}")
 
 
 def _mute_library_logging() -> None:
@@ -145,6 +194,8 @@ def _read_payload(argv: list[str]) -> Any:
     # Codex `notify` passes the JSON as the last argument; hooks use stdin.
     if argv and argv[-1].lstrip().startswith("{"):
         raw = argv[-1].encode("utf-8", "surrogateescape")
+    elif sys.stdin is None:  # fd 0 was closed when the interpreter started
+        raise PayloadError("no payload on stdin: it is closed")
     else:
         raw = sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
     if len(raw) > MAX_PAYLOAD_BYTES:

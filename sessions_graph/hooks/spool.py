@@ -3,14 +3,16 @@
 One file per event in ``settings.spool_dir``. Names sort in arrival order
 (nanosecond clock, then pid, then a per-process counter) and every file is
 written to a dot-prefixed temp name and renamed, so a reader never sees half
-a payload. ``replay_spool`` claims a file by renaming it before handling it,
-so concurrent replayers never take the same file; since recording is
-idempotent, even a file replayed twice (a replayer killed after writing,
-before deleting) stores nothing twice. A payload the store rejects as invalid
-(or that fails for any reason but the store) is moved to ``rejected/``
-instead of being retried forever.
+a payload. One process replays at a time, under an advisory lock (so events
+land in order), and claims each file by renaming it before handling it; a
+claim found under the lock was left by a replayer that died, and is put back.
+Since recording is idempotent, even a file replayed twice (a replayer killed
+after writing, before deleting) stores nothing twice. A payload the store
+rejects as invalid (or that fails for any reason but the store) is moved to
+``rejected/`` instead of being retried forever.
 
-A spool file is ``{"user_id": ..., "payload": {...}}``: the user the event
+A spool file is ``{"user_id": ..., "payload": {...}}`` (a rejected one also
+says why, in ``reason``): the user the event
 belongs to is resolved when it is spooled and used again on replay, so that
 an event spooled by alice's hook stays alice's whoever replays it (a cron
 job, another account sharing the state directory). ``user_id`` is null only
@@ -22,9 +24,12 @@ so no older format is read.)
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,9 +42,9 @@ if TYPE_CHECKING:
 
 #: Payload fields never needed to replay an event; dropped to keep spool files small.
 _BULKY_FIELDS = ("tool_input", "tool_response", "last_assistant_message")
-#: A claim older than this belongs to a replayer that died; it is released.
-STALE_CLAIM_SECONDS = 300.0
 _CLAIM = ".claim-"
+#: The replay lock's file in the spool (dot-prefixed: never taken for an event).
+_LOCK = ".replay.lock"
 
 _counter = 0
 
@@ -50,10 +55,12 @@ def spool_payload(
     *,
     user_id: str | None,
     rejected: bool = False,
+    reason: str | None = None,
 ) -> Path:
     """Write ``payload`` and the ``user_id`` it belongs to (None: whoever
     replays it) to the spool (or, with ``rejected``, set it aside in
-    ``rejected/`` for a human) atomically; return the file's path."""
+    ``rejected/`` for a human, with the ``reason``) atomically; return the
+    file's path."""
     global _counter
     _counter += 1
     directory = settings.spool_dir / "rejected" if rejected else settings.spool_dir
@@ -65,7 +72,10 @@ def spool_payload(
     tmp = directory / f".{name}.tmp"
     with open(tmp, "w", encoding="utf-8") as fh:
         # ASCII escapes: a lone surrogate in the payload cannot be written as UTF-8.
-        json.dump({"user_id": user_id, "payload": kept}, fh)
+        record: dict[str, Any] = {"user_id": user_id, "payload": kept}
+        if reason is not None:
+            record["reason"] = reason
+        json.dump(record, fh)
         fh.flush()
         os.fsync(fh.fileno())
     os.replace(tmp, directory / name)
@@ -95,21 +105,59 @@ def pending_files(settings: Settings) -> list[Path]:
     return sorted(found, key=lambda path: path.name)
 
 
-def replay_spool(graph: SessionsGraph, settings: Settings) -> int:
+def spool_is_empty(settings: Settings) -> bool:
+    """Whether no event waits in the spool: none spooled, and none claimed by
+    a replayer that has not applied it yet (an event must not overtake it)."""
+    for directory in spool_dirs(settings):
+        try:
+            names = os.listdir(directory)
+        except FileNotFoundError:
+            continue
+        if any((n.endswith(".json") and n[0] != ".") or _CLAIM in n for n in names):
+            return False
+    return True
+
+
+def replay_spool(
+    graph: SessionsGraph, settings: Settings, *, deadline: float | None = None
+) -> int:
     """Apply spooled payloads in arrival order; return how many were applied.
 
-    Stops at the first store failure (the store is still down: the file goes
-    back to the spool, in its place). Invalid payloads go to ``rejected/``.
+    One process replays at a time (``replay_lock``), so that events land in
+    order; if another one is replaying, this returns 0 at once, and that one
+    takes what is spooled meanwhile (it looks again after letting go of the
+    lock). ``deadline`` (a ``time.monotonic()`` instant) stops the replay
+    between two files: the rest stays spooled, in order, for the next
+    replayer. Stops at the first store failure (the store is still down: the
+    file goes back to the spool, in its place). Invalid payloads go to
+    ``rejected/``.
     """
-    _release_stale_claims(settings)
+    replayed = 0
+    while True:
+        with replay_lock(settings) as held:
+            if not held:
+                return replayed
+            _release_claims(settings)
+            replayed += _replay_files(graph, settings, deadline)
+        # A file spooled by a process that found the lock held is ours to take.
+        if not pending_files(settings) or _past(deadline):
+            return replayed
+
+
+def _past(deadline: float | None) -> bool:
+    return deadline is not None and time.monotonic() >= deadline
+
+
+def _replay_files(graph: SessionsGraph, settings: Settings, deadline: float | None) -> int:
     replayed = 0
     for path in pending_files(settings):
+        if _past(deadline):
+            break
         claimed = path.with_name(f"{path.name}{_CLAIM}{os.getpid()}")
         try:
             os.rename(path, claimed)
         except FileNotFoundError:
-            continue  # another process claimed it first
-        os.utime(claimed)  # the claim's age, for stale-claim release
+            continue  # gone meanwhile (replayed by a process of an older version)
         try:
             payload, user_id = _read_record(claimed)
             outcome = handle_payload(graph, settings, payload, user_id or settings.user_id)
@@ -125,6 +173,32 @@ def replay_spool(graph: SessionsGraph, settings: Settings) -> int:
     return replayed
 
 
+@contextmanager
+def replay_lock(settings: Settings) -> Iterator[bool]:
+    """Hold the spool's replay lock if no other process does; yields whether
+    it is held. An advisory ``flock`` on a file in the spool: the kernel lets
+    go of it when its holder exits, however it exits, so it never goes stale."""
+    import fcntl
+
+    settings.spool_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(settings.spool_dir / _LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def replay_running(settings: Settings) -> bool:
+    """Whether another process holds the replay lock right now."""
+    with replay_lock(settings) as held:
+        return not held
+
+
 def _read_record(path: Path) -> tuple[Any, str | None]:
     """(payload, user_id) of a spool file."""
     record = json.loads(path.read_text(encoding="utf-8"))
@@ -134,25 +208,37 @@ def _read_record(path: Path) -> tuple[Any, str | None]:
 
 
 def _reject(settings: Settings, claimed: Path, name: str, exc: Exception) -> None:
+    """Set a spooled file aside in ``rejected/``, with the reason in it when it
+    is a spool record (a file that is not one is moved as it is)."""
     rejected = settings.spool_dir / "rejected"
     rejected.mkdir(exist_ok=True)
-    os.replace(claimed, rejected / name)
-    log_line(settings.log_path, "ERROR", f"rejected spooled {name}: {exc}")
+    reason = f"{type(exc).__name__}: {exc}"
+    try:
+        record = json.loads(claimed.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        record = None
+    if isinstance(record, dict):
+        tmp = rejected / f".{name}.tmp"
+        tmp.write_text(json.dumps({**record, "reason": reason}), encoding="utf-8")
+        os.replace(tmp, rejected / name)
+        claimed.unlink()
+    else:
+        os.replace(claimed, rejected / name)
+    log_line(settings.log_path, "ERROR", f"rejected spooled {name}: {reason}")
 
 
-def _release_stale_claims(settings: Settings) -> None:
-    now = time.time()
+def _release_claims(settings: Settings) -> None:
+    """Put back files claimed by a replayer that died mid-replay (killed after
+    its claim, before its delete). Called under the replay lock, so every
+    claim left is such a one; being back under their own names, they are
+    replayed in their place."""
     for directory in spool_dirs(settings):
         try:
             entries = list(os.scandir(directory))
         except FileNotFoundError:
             continue
         for entry in entries:
-            if _CLAIM not in entry.name:
-                continue
-            try:
-                if now - entry.stat().st_mtime > STALE_CLAIM_SECONDS:
-                    original = entry.name.split(_CLAIM, 1)[0]
+            if _CLAIM in entry.name:
+                original = entry.name.split(_CLAIM, 1)[0]
+                with contextlib.suppress(FileNotFoundError):
                     os.rename(entry.path, directory / original)
-            except FileNotFoundError:
-                continue  # its replayer finished meanwhile

@@ -6,7 +6,7 @@ from typing import Any
 
 from sessions_graph.engines.base import Engine, Record
 from sessions_graph.recall import fusion, lanes
-from sessions_graph.recall.render import ENTITY_CHARS, MEMORY_CHARS, clip, redacted, turn_text
+from sessions_graph.recall.render import ENTITY_CHARS, MEMORY_CHARS, snippet, turn_text
 from sessions_graph.recall.request import Request, check_request
 
 #: Turns shown before and after a matched turn.
@@ -62,7 +62,7 @@ def _memory(row: Record) -> Record:
         "memory_id": row["memory_id"],
         "session_id": row.get("session_id"),
         "timestamp": row.get("updated_at") or row.get("created_at"),
-        "text": clip(redacted(row["content"]), MEMORY_CHARS),
+        "text": snippet(row["content"], MEMORY_CHARS),
     }
 
 
@@ -83,7 +83,7 @@ def _entity_lane(engine: Engine, req: Request) -> list[tuple[str, Record]]:
                         "sessions": sessions,
                         "session_id": sessions[0] if sessions else None,
                         "timestamp": row["units"][0].get("timestamp"),
-                        "text": clip(redacted(row.get("description") or ""), ENTITY_CHARS)
+                        "text": snippet(row.get("description") or "", ENTITY_CHARS)
                         or "(no description)",
                     },
                 )

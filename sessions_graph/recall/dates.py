@@ -34,6 +34,14 @@ _MONTHS = {
     )
     for name in names
 }
+#: How far a named day's window reaches back, and forward: people tell of
+#: an event days after it happened ("last Friday my car broke down"), so the
+#: turns about a day come mostly after it.
+DAYS_BEFORE = 1
+DAYS_AFTER = 3
+#: The same reach after the end of a named month or year.
+PERIOD_DAYS_AFTER = 0
+
 _MONTH = "(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
@@ -96,13 +104,16 @@ def _window(parts: dict[str, str | None]) -> tuple[str, str] | None:
     try:
         if parts.get("day") and month:
             day = datetime(year, month, int(parts["day"] or 0), tzinfo=timezone.utc)
-            start, end = day - timedelta(days=1), day + timedelta(days=2)
+            start = day - timedelta(days=DAYS_BEFORE)
+            end = day + timedelta(days=1 + DAYS_AFTER)
         elif month:
             start = datetime(year, month, 1, tzinfo=timezone.utc)
             end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=timezone.utc)
         else:
             start = datetime(year, 1, 1, tzinfo=timezone.utc)
             end = datetime(year + 1, 1, 1, tzinfo=timezone.utc)
+        if not (parts.get("day") and month):
+            end += timedelta(days=PERIOD_DAYS_AFTER)
     except ValueError:  # "February 31": not a date, so not a window
         return None
     return (start.isoformat(timespec="microseconds"), end.isoformat(timespec="microseconds"))

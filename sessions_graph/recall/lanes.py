@@ -59,14 +59,10 @@ def _weighted(rows: list[Record]) -> list[Record]:
     for row in rows:
         if row["action_type"] == "tool_result":
             row["score"] *= TOOL_RESULT_WEIGHT
-    rows.sort(key=lambda r: (-r["score"], _newest(r)))
+    # Two stable sorts: best score first, and the newest first among equals.
+    rows.sort(key=lambda r: r.get("timestamp") or "", reverse=True)
+    rows.sort(key=lambda r: r["score"], reverse=True)
     return rows
-
-
-def _newest(row: Record) -> str:
-    """A sort key that puts later timestamps first among equal scores."""
-    stamp = row.get("timestamp") or ""
-    return "".join(chr(0x10FFFF - ord(c)) for c in stamp)
 
 
 def entity_names(question: str) -> list[str]:

@@ -44,17 +44,37 @@ def clip(text: str, size: int, around: Sequence[str] = ()) -> str:
     text = _SPACE.sub(" ", text).strip()
     if len(text) <= size:
         return text
+    start = _start(text, size, around)
+    piece = text[start : start + size]
+    return ("…" if start > 0 else "") + piece + ("…" if start + size < len(text) else "")
+
+
+def _start(text: str, size: int, around: Sequence[str]) -> int:
     lowered = text.lower()
     positions = [p for p in (lowered.find(w) for w in around if w) if p >= 0]
     start = max(0, min(positions) - size // 3) if positions else 0
-    start = min(start, len(text) - size)
-    piece = text[start : start + size]
-    return ("…" if start > 0 else "") + piece + ("…" if start + size < len(text) else "")
+    return max(0, min(start, len(text) - size))
 
 
 def role(action: Record) -> str:
     name = _ROLES.get(action.get("action_type") or "", action.get("action_type") or "")
     return f"{name} ({action['tool_name']})" if action.get("tool_name") else name
+
+
+#: Characters kept around a snippet before redaction: a secret that starts
+#: inside the snippet is still whole in what the redactor sees.
+REDACTION_MARGIN = 400
+
+
+def snippet(text: str, size: int, around: Sequence[str] = ()) -> str:
+    """``clip`` of the redacted text. The redactor reads a generous cut around
+    the snippet rather than the whole text (an action may hold 200,000
+    characters; recall shows a few hundred of them)."""
+    if len(text) > size + 2 * REDACTION_MARGIN:  # cut as is: line structure matters to it
+        wide = size + 2 * REDACTION_MARGIN
+        start = max(0, _start(text, size, around) - REDACTION_MARGIN)
+        text = text[start : start + wide]
+    return clip(redacted(text), size, around)
 
 
 def turn_text(window: Sequence[Record], action_id: str, words: Sequence[str]) -> str:
@@ -63,7 +83,7 @@ def turn_text(window: Sequence[Record], action_id: str, words: Sequence[str]) ->
     for action in window:
         hit = action["action_id"] == action_id
         size = TURN_CHARS if hit else NEIGHBOUR_CHARS
-        body = clip(redacted(action.get("text") or ""), size, words)
+        body = snippet(action.get("text") or "", size, words)
         lines.append(f"{'>>' if hit else '  '} {role(action)}: {body}")
     return "\n".join(lines)
 

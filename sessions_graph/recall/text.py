@@ -28,27 +28,20 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from sessions_graph.query import is_cjk, split_cjk
+
 #: Longest token the engines' tokenizers keep whole (Tantivy's limit).
 MAX_TOKEN_CHARS = 40
 #: A turn is indexed with this many actions on each side of it...
 TURN_RADIUS = 2
 #: ... each contributing at most this many characters (a neighbour is context,
 #: and a 50 KB tool result must not drown the turn it surrounds) ...
-TURN_NEIGHBOUR_CHARS = 500
+TURN_NEIGHBOUR_CHARS = 300
 #: ... and its own text up to this many (the cut reconciliation makes too).
 TURN_BODY_CHARS = 8000
 #: What a match in the neighbours' text is worth next to one in the turn's own.
 TURN_CONTEXT_WEIGHT = 0.3
 
-#: Characters indexed one by one: CJK ideographs (with extensions and
-#: compatibility forms), Hiragana, Katakana, Hangul syllables and jamo.
-_CJK_CLASS = (
-    "\u1100-\u11ff\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31a0-\u31bf\u31f0-\u31ff"
-    "\u3400-\u4dbf\u4e00-\u9fff\ua960-\ua97f\uac00-\ud7af\ud7b0-\ud7ff\uf900-\ufaff"
-    "\uff66-\uff9f\U00020000-\U0002fa1f"
-)
-_CJK = re.compile(f"[{_CJK_CLASS}]")
-_CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
 _WORD = re.compile(r"[^\W_]+")
 _LONG = re.compile(rf"[^\W_]{{{MAX_TOKEN_CHARS + 1},}}")
 
@@ -73,9 +66,11 @@ STOP_WORDS = frozenset(
 def index_text(text: str) -> str:
     """``text`` as the turn index stores it: CJK characters spaced apart and
     tokens over 40 characters cut into pieces; everything else unchanged."""
-    if _CJK.search(text):
-        text = _CJK_RUN.sub(lambda m: " " + " ".join(m.group()) + " ", text)
-    if _LONG.search(text):
+    # Cheap tests first: this runs on every action a hook stores, and almost
+    # no text has CJK or a run of 41 letters without a space.
+    if not text.isascii():
+        text = "".join(f" {c} " if is_cjk(c) else c for c in text)
+    if any(len(chunk) > MAX_TOKEN_CHARS for chunk in text.split()):
         text = _LONG.sub(lambda m: " ".join(_pieces(m.group())), text)
     return text
 
@@ -113,18 +108,21 @@ def _raw_terms(text: str) -> Iterator[tuple[str, ...]]:
     word is one token, a long one its pieces, a CJK run its bigrams."""
     for match in _WORD.finditer(text):
         word = match.group().lower()
-        start = 0
-        for run in _CJK_RUN.finditer(word):
-            if run.start() > start:
-                yield from _plain(word[start : run.start()])
-            chars = run.group()
+        if word.isascii():
+            yield from _plain(word)
+            continue
+        chars: list[str] = []  # the CJK run being read
+        for part in [*split_cjk(word), ""]:
+            if part and is_cjk(part):
+                chars.append(part)
+                continue
             if len(chars) == 1:
-                yield (chars,)
+                yield (chars[0],)
             for i in range(len(chars) - 1):
                 yield (chars[i], chars[i + 1])
-            start = run.end()
-        if start < len(word):
-            yield from _plain(word[start:])
+            chars = []
+            if part:
+                yield from _plain(part)
 
 
 def _plain(word: str) -> Iterator[tuple[str, ...]]:
@@ -138,11 +136,6 @@ def query_terms(text: str) -> list[tuple[str, ...]]:
     terms = list(dict.fromkeys(_raw_terms(text)))
     content = [t for t in terms if len(t) > 1 or t[0] not in STOP_WORDS]
     return content or terms
-
-
-def is_cjk(term: tuple[str, ...]) -> bool:
-    """Whether a term is made of CJK characters (matched as a substring)."""
-    return bool(_CJK.match(term[0]))
 
 
 def words(text: str) -> list[str]:
