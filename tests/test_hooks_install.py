@@ -267,3 +267,17 @@ def test_a_broken_config_toml_is_one_error_line(tmp_path: Path, monkeypatch) -> 
     assert result.returncode == 1
     assert result.stderr.count("\n") == 1 and "not valid TOML" in result.stderr
     assert not (tmp_path / ".codex" / "hooks.json").exists()  # nothing half done
+
+
+def test_user_scope_follows_claude_config_dir_and_codex_home(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-config"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
+    assert _cli("install-hooks").returncode == 0
+    assert _cli("install-hooks", "--codex").returncode == 0
+    assert (tmp_path / "claude-config" / "settings.json").is_file()
+    servers = json.loads((tmp_path / "claude-config" / ".claude.json").read_text())
+    assert MCP_SERVER_NAME in servers["mcpServers"]
+    assert (tmp_path / "codex-home" / "hooks.json").is_file()
+    assert MCP_SERVER_NAME in (tmp_path / "codex-home" / "config.toml").read_text()
+    assert not (tmp_path / "home").exists()

@@ -9,6 +9,7 @@ hook budget); the command registered here exists so that it shows in
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import typer
@@ -70,13 +71,22 @@ def _targets(project: Path | None, user: bool, codex: bool) -> tuple[Path, Path]
         raise fail("use either --project DIR or --user, not both", code=2)
     if project is not None and not project.is_dir():
         raise fail(f"--project {project}: not a directory", code=2)
-    base = project.resolve() if project is not None else Path.home()
+    if project is not None:
+        root = project.resolve()
+        if codex:
+            return root / ".codex" / "hooks.json", root / ".codex" / "config.toml"
+        # Project-scope servers live in the project's .mcp.json (which Claude
+        # Code asks to approve once).
+        return root / ".claude" / "settings.json", root / ".mcp.json"
+    # User scope, where the agents themselves look: CODEX_HOME and
+    # CLAUDE_CONFIG_DIR move their files (and ~/.claude.json into the latter).
     if codex:
-        return base / ".codex" / "hooks.json", base / ".codex" / "config.toml"
-    # Claude Code: user-scope servers live in ~/.claude.json, project-scope
-    # ones in the project's .mcp.json (which Claude Code asks to approve once).
-    mcp_file = base / ".mcp.json" if project is not None else base / ".claude.json"
-    return base / ".claude" / "settings.json", mcp_file
+        home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+        return home / "hooks.json", home / "config.toml"
+    config_dir = os.environ.get("CLAUDE_CONFIG_DIR")
+    if config_dir:
+        return Path(config_dir) / "settings.json", Path(config_dir) / ".claude.json"
+    return Path.home() / ".claude" / "settings.json", Path.home() / ".claude.json"
 
 
 def _report(changes: dict[Path, list[str]], nothing: str) -> None:
