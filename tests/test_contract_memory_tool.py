@@ -210,7 +210,7 @@ def test_users_are_isolated(graph: SessionsGraph) -> None:
     assert alice.get("/memories/secret.md").content == "alice's secret"
     # A session of another user is never joined by a write.
     intruder = _tool(graph, "bob", "s-a")
-    with pytest.raises(ToolError, match="another user"):
+    with pytest.raises(ToolError, match="'s-a' not found for user 'bob'"):
         run(intruder, "create", path="/memories/x.md", file_text="x")
     assert bob.files.listing() == []
 
