@@ -7,6 +7,8 @@ both are dispatched here before the typer application (and its imports) loads.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 
 
@@ -14,7 +16,15 @@ def main() -> None:
     if sys.argv[1:2] == ["hook"]:
         from sessions_graph.hooks.runner import main as hook_main
 
-        sys.exit(hook_main(sys.argv[2:]))
+        code = hook_main(sys.argv[2:])
+        # Everything is stored and logged by now. Skipping the interpreter's
+        # teardown saves the hook a few milliseconds, and leaves the embedded
+        # store's WAL for the next hook process (see SQLiteEngine.close).
+        for stream in (sys.stdout, sys.stderr):
+            # None when the runtime started us with that descriptor closed.
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                stream.flush()
+        os._exit(code)
     if sys.argv[1:2] == ["recall"]:
         from sessions_graph.recall.command import main as recall_main
 

@@ -6,12 +6,10 @@ limits, query syntax, timestamps); engines only store and fetch.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sessions_graph import query as query_lang
 from sessions_graph.clock import parse_timestamp, utcnow
 from sessions_graph.engines.base import ACTION_TYPES, ActionsAdded, Engine, ImportCursor
 from sessions_graph.errors import ConfigError, MemoryValidationError
@@ -51,7 +49,9 @@ def open_engine(
     after a short try (the hook then spools the event) instead of after the
     full retry budget a batch job can afford. ``wait_budget`` (seconds), also
     for hooks: an embedded file locked by other processes is waited for that
-    long in all, not for the busy timeout of each write.
+    long in all, not for the busy timeout of each write. And a hook's embedded
+    file keeps its WAL for the next hook process instead of having each one
+    checkpoint and delete it.
     """
     if settings.engine_name == "memgraph":
         from sessions_graph.engines.memgraph import MemgraphEngine
@@ -71,7 +71,7 @@ def open_engine(
         )
     from sessions_graph.engines.sqlite import SQLiteEngine
 
-    return SQLiteEngine(settings.db, wait_budget=wait_budget)
+    return SQLiteEngine(settings.db, wait_budget=wait_budget, checkpoint_on_close=not fail_fast)
 
 
 class SessionsGraph:
@@ -121,6 +121,8 @@ class SessionsGraph:
         check_id(user_id, "user_id")
         check_content(content)
         check_optional_id(session_id, "session_id")
+        import uuid  # off the hook path, which never saves a memory
+
         now = utcnow()
         row = {
             "memory_id": str(uuid.uuid4()),
@@ -157,6 +159,8 @@ class SessionsGraph:
         ``query`` uses Tantivy's syntax (words, "phrases", AND / OR / NOT,
         parentheses, ``prefix*``); anything else raises ``InvalidQueryError``.
         """
+        from sessions_graph import query as query_lang  # hooks that only capture never search
+
         check_id(user_id, "user_id")
         parsed = query_lang.parse(query)
         rows = self.engine.search_memories(user_id, parsed, check_limit(limit))
@@ -292,7 +296,45 @@ class SessionsGraph:
             raise MemoryValidationError("an import fingerprint is a string of <= 64 characters")
         self.engine.set_import_cursor(session_id, _check_source(source), offset, fingerprint)
 
-    # -- reading what reconciliation found ---------------------------------
+    # -- where the user left off ------------------------------------------------
+    def recent_sessions(
+        self,
+        user_id: str,
+        *,
+        project_key: str | None = None,
+        limit: int = 5,
+        before: str | None = None,
+        preview_chars: int = 500,
+    ) -> list[dict[str, Any]]:
+        """The user's sessions, newest first, each with its first request and
+        last answer cut to ``preview_chars`` characters (see
+        ``Engine.recent_sessions`` for the fields). ``project_key`` keeps one
+        project's; ``before`` (an ISO 8601 time) pages back in time. Plain
+        dicts, not models: the SessionStart hook reads this on every new
+        session and must not load pydantic."""
+        check_id(user_id, "user_id")
+        if project_key is not None and (
+            not isinstance(project_key, str) or not project_key or len(project_key) > 4096
+        ):
+            raise MemoryValidationError("project_key must be a string of 1-4096 characters")
+        moment = None
+        if before is not None:
+            moment = parse_timestamp(before) if isinstance(before, str) else None
+            if moment is None:
+                raise MemoryValidationError(f"before must be an ISO 8601 time, got {before!r}")
+        if (
+            isinstance(preview_chars, bool)
+            or not isinstance(preview_chars, int)
+            or not 1 <= preview_chars <= MAX_ACTION_CHARS
+        ):
+            raise MemoryValidationError(
+                f"preview_chars must be an integer from 1 to {MAX_ACTION_CHARS}"
+            )
+        return self.engine.recent_sessions(
+            user_id, _valid_utf8(project_key), check_limit(limit), moment, preview_chars
+        )
+
+
     def session_entities(self, session_id: str) -> list[EntityMention]:
         """Entities mentioned in a session, as this session mentions them: the
         type is the first its chunks gave, the description joins its chunks'
@@ -387,13 +429,16 @@ class SessionsGraph:
         *,
         concurrency: int | None = None,
         lease_seconds: float | None = None,
+        extractor: str | None = None,
     ) -> ReconciliationSummary:
         """Chunk, dedup and extract one session now (any status, unless a live
-        run holds it). Raises ``ReconciliationNotConfiguredError`` without an LLM."""
+        run holds it). ``extractor``: ``llm``, ``local`` or ``auto`` (default:
+        the ``extractor`` setting); ``llm`` without an LLM raises
+        ``ReconciliationNotConfiguredError``."""
         from sessions_graph.reconcile import pipeline
 
         check_id(session_id, "session_id")
-        options = _run_options(entity_workspace, concurrency, lease_seconds)
+        options = _run_options(entity_workspace, concurrency, lease_seconds, extractor)
         return await pipeline.reconcile_session(
             self.engine, self.settings, session_id, options, llm_model_func
         )
@@ -423,12 +468,13 @@ class SessionsGraph:
         lease_seconds: float | None = None,
         on_claimed: Callable[[list[str]], None] | None = None,
         on_result: Callable[[ReconciliationSummary], None] | None = None,
+        extractor: str | None = None,
     ) -> list[ReconciliationSummary]:
         """Sweep: claim up to ``limit`` waiting sessions, oldest first (failed
         ones too with ``retry_failed``), and reconcile them concurrently."""
         from sessions_graph.reconcile import pipeline
 
-        options = _run_options(entity_workspace, concurrency, lease_seconds)
+        options = _run_options(entity_workspace, concurrency, lease_seconds, extractor)
         return await pipeline.reconcile_pending(
             self.engine,
             self.settings,
@@ -442,7 +488,10 @@ class SessionsGraph:
 
 
 def _run_options(
-    entity_workspace: str | None, concurrency: int | None, lease_seconds: float | None
+    entity_workspace: str | None,
+    concurrency: int | None,
+    lease_seconds: float | None,
+    extractor: str | None = None,
 ) -> Any:
     """Checked options of a reconciliation run (``pipeline.RunOptions``)."""
     from sessions_graph.reconcile import pipeline
@@ -461,8 +510,15 @@ def _run_options(
         lease_seconds > 0
     ):
         raise MemoryValidationError("lease_seconds must be a number of seconds > 0")
+    if extractor is not None and extractor not in pipeline.EXTRACTOR_CHOICES:
+        raise MemoryValidationError(
+            f"extractor must be one of {', '.join(pipeline.EXTRACTOR_CHOICES)}"
+        )
     return pipeline.RunOptions(
-        entity_workspace=entity_workspace, concurrency=concurrency, lease_seconds=lease_seconds
+        entity_workspace=entity_workspace,
+        concurrency=concurrency,
+        lease_seconds=lease_seconds,
+        extractor=extractor,
     )
 
 

@@ -2,9 +2,13 @@
 
 Hook processes often start without the user's shell variables, so every
 setting can live in ``$XDG_CONFIG_HOME/sessions-graph/config.toml``; an
-environment variable overrides the file. This module is a plain dataclass on
+environment variable overrides the file. This module is plain Python on
 purpose: it is loaded by every hook call, and pydantic-settings alone costs
-about 170 ms to import, twice the whole hook budget.
+about 170 ms to import, twice the whole hook budget. For the same reason
+``Settings`` is not a ``dataclasses`` dataclass (that module imports
+``inspect``, several milliseconds of a hook's start-up) but a class with the
+same declaration syntax, made by ``_settings_class``; and ``tomllib`` is
+imported only when a config file exists.
 
 Every value is checked when it is read (config file, environment, overrides)
 and before ``config set`` writes it, so a bad value is one clear
@@ -14,23 +18,15 @@ and before ``config set`` writes it, so a bad value is one clear
 from __future__ import annotations
 
 import contextlib
-import getpass
-import hashlib
 import os
 import re
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from sessions_graph.errors import ConfigError, MemoryValidationError
 from sessions_graph.validation import check_id, check_workspace
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 #: Settings whose values are secrets: never printed in full.
 SECRET_KEYS = frozenset({"memgraph_password", "openai_api_key", "anthropic_api_key"})
@@ -84,6 +80,8 @@ def user_id_from_name(name: str) -> str:
     mapped = _NOT_ID_CHAR.sub("_", name).lstrip("._:@-")
     if mapped == name and mapped:
         return mapped[:128]
+    import hashlib  # rarely needed: only for a name that had to change
+
     digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return f"{(mapped or 'user')[:119]}-{digest}"
 
@@ -91,6 +89,8 @@ def user_id_from_name(name: str) -> str:
 def _default_user() -> str:
     # The default must always be valid: an invalid one would make every hook
     # event fail for a user who never chose a user_id.
+    import getpass  # with termios: only when no user_id is configured
+
     try:
         return user_id_from_name(getpass.getuser())
     except Exception:  # no passwd entry, as in some containers
@@ -127,7 +127,77 @@ def redact_value(key: str, value: Any) -> Any:
     return value
 
 
-@dataclass
+class Field(NamedTuple):
+    """One setting: its name, its type as written (``"str"``, ``"int"``,
+    ``"bool"``) and its default (or a factory making it)."""
+
+    name: str
+    type: str
+    default: Any = None
+    default_factory: Callable[[], Any] | None = None
+
+
+class _Factory(NamedTuple):
+    factory: Callable[[], Any]
+
+
+def field(*, default_factory: Callable[[], Any]) -> Any:
+    """A setting whose default is computed when the settings are made."""
+    return _Factory(default_factory)
+
+
+def fields(cls_or_settings: Any) -> tuple[Field, ...]:
+    """The settings' fields, in declaration order."""
+    return cls_or_settings._fields
+
+
+def _settings_class(cls: type) -> type:
+    """Give ``cls`` what ``@dataclass`` would: keyword ``__init__`` filling
+    defaults, ``__post_init__``, ``__eq__``, and a ``__repr__`` (which, unlike
+    a dataclass's, never shows a secret)."""
+    declared = []
+    for name, kind in cls.__annotations__.items():
+        default = cls.__dict__.get(name)
+        if isinstance(default, _Factory):
+            declared.append(Field(name, kind, default_factory=default.factory))
+        else:
+            declared.append(Field(name, kind, default))
+    cls._fields = tuple(declared)
+    for f in declared:
+        if f.name in cls.__dict__:
+            delattr(cls, f.name)
+
+    def __init__(self: Any, **values: Any) -> None:
+        unknown = set(values) - {f.name for f in declared}
+        if unknown:
+            raise TypeError(f"unknown setting(s): {', '.join(sorted(unknown))}")
+        for f in declared:
+            if f.name in values:
+                value = values[f.name]
+            elif f.default_factory is not None:
+                value = f.default_factory()
+            else:
+                value = f.default
+            setattr(self, f.name, value)
+        self.__post_init__()
+
+    def __eq__(self: Any, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, f.name) == getattr(other, f.name) for f in declared)
+
+    def __repr__(self: Any) -> str:
+        shown = ", ".join(f"{k}={v!r}" for k, v in self.redacted().items())
+        return f"{type(self).__name__}({shown})"
+
+    cls.__init__ = __init__  # type: ignore[misc]
+    cls.__eq__ = __eq__  # type: ignore[method-assign,assignment]
+    cls.__repr__ = __repr__  # type: ignore[method-assign,assignment]
+    cls.__hash__ = None  # type: ignore[assignment]  # mutable, like a dataclass
+    return cls
+
+
+@_settings_class
 class Settings:
     """Every setting, with its default. Field names are the config-file keys.
 
@@ -157,7 +227,15 @@ class Settings:
     anthropic_api_key: str = ""
     llm_concurrency: int = 4
     entity_workspace: str = "base"
+    # -- the local extractor ----------------------------------------------
+    #: "llm" (LightRAG), "local" (no LLM: patterns and an optional
+    #: named-entity model), or "auto": llm when an LLM is configured, else local.
+    extractor: str = "auto"
     state_dir: str = field(default_factory=lambda: str(default_state_dir()))
+    # Context the hook hands back to the agent (hooks/inject.py), in tokens
+    # (estimated at 4 characters each); 0 turns that event's injection off.
+    inject_session_start_tokens: int = 1200
+    inject_prompt_tokens: int = 600
 
     def __post_init__(self) -> None:
         _, user, password = split_url_userinfo(self.memgraph_url)
@@ -194,6 +272,12 @@ class Settings:
 KEYS = {f.name: f for f in fields(Settings)}
 
 
+def _check_choice(value: str, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise ConfigError(f"expected one of {', '.join(choices)}, got {value!r}")
+    return value
+
+
 def _check_engine(value: str) -> str:
     if value and value not in ENGINES:
         raise ConfigError(f"expected one of {', '.join(ENGINES)} (or empty), got {value!r}")
@@ -218,6 +302,7 @@ _CHECKS: dict[str, Callable[[str], str]] = {
     "engine": _check_engine,
     "memgraph_url": _check_memgraph_url,
     "entity_workspace": check_workspace,
+    "extractor": lambda v: _check_choice(v, ("auto", "llm", "local")),
 }
 
 
@@ -260,10 +345,18 @@ def read_config_toml(path: Path) -> dict[str, Any]:
     """The config file's table as written, unchecked ({} if there is none)."""
     try:
         with open(path, "rb") as fh:
-            return tomllib.load(fh)
+            data = fh.read()
     except FileNotFoundError:
-        return {}
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return {}  # the usual case for hooks: no TOML parser is loaded
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc}") from None
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read config file {path}: {exc}") from None
 
 

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from claude_harness import claude_code, fake_anthropic  # noqa: F401 - shared fixtures
 
 from sessions_graph import SessionsGraph
 from sessions_graph.engines.base import Engine

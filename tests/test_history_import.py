@@ -236,6 +236,7 @@ def test_codex_hooks_then_import(home: Path, graph: SessionsGraph) -> None:
         "skipped": 0,
         "other_user": 0,
         "failed": 0,
+        "foreign": 0,
     }
     assert len(graph.get_actions(CODEX_SID)) == 5
 
@@ -304,16 +305,34 @@ def test_a_transcript_that_vanishes_fails_its_file_only(home: Path, graph: Sessi
     assert path.exists()
 
 
+def test_a_resumed_session_keeps_only_what_is_new(home: Path, graph: SessionsGraph) -> None:
+    t, expected = claude_session(home)
+    # Resuming copies the earlier entries into the new session's transcript,
+    # then appends the new turns. Its file name sorts first: order by age.
+    resumed_sid = "0c1d2e3f-4a5b-4c6d-8e9f-a0b1c2d3e4f5"
+    resumed = ClaudeTranscript(t.path.with_name(f"{resumed_sid}.jsonl"), resumed_sid)
+    resumed.path.write_bytes(t.path.read_bytes())
+    os.utime(t.path, (1_700_000_000, 1_700_000_000))  # written before the copy
+    resumed.seconds = t.seconds
+    new = [resumed.user("And now the deploy?")["uuid"], resumed.assistant("Deployed.")["uuid"]]
+    summary = history.import_history(graph, history.find_transcripts([home]), "alice")
+    assert (summary.files, summary.sessions, summary.added, summary.foreign) == (2, 2, 14, 12)
+    assert summary.line() == (
+        "imported 2 files: 2 sessions, 14 new actions, 0 skipped;"
+        " 12 actions were already another session's (resumed sessions)"
+    )
+    assert [a.action_id for a in graph.get_actions(CLAUDE_SID)] == expected
+    assert [a.action_id for a in graph.get_actions(resumed_sid)] == new
+
+
 def test_a_file_the_store_refuses_fails_alone(home: Path, graph: SessionsGraph) -> None:
-    t, _ = claude_session(home)
+    claude_session(home)
     codex_session(home)
-    # The same entries under another session id: their action ids are taken.
-    copy = t.path.with_name("0c1d2e3f-4a5b-4c6d-8e9f-a0b1c2d3e4f5.jsonl")
-    copy.write_bytes(t.path.read_bytes())
-    long_cwd = ClaudeTranscript(t.path.with_name("s-long.jsonl"), "s-long", cwd="/x" * 3000)
+    project = home / ".claude" / "projects" / "-home-dev-project"
+    long_cwd = ClaudeTranscript(project / "s-long.jsonl", "s-long", cwd="/x" * 3000)
     long_cwd.user("hello")
     summary = history.import_history(graph, history.find_transcripts([home]), "alice")
-    assert (summary.files, summary.sessions, summary.failed) == (4, 2, 2)
+    assert (summary.files, summary.sessions, summary.failed) == (3, 2, 1)
     assert summary.added == 12 + 5
     assert graph.get_actions("s-long") == []
     assert project_key("/x" * 3000) == "x"  # too long for the OS to look up: no crash

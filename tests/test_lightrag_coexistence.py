@@ -131,7 +131,7 @@ class OurStatements:
         name = self.by_text[statement]
         return getattr(self, name.split("/")[1])(**params)
 
-    def mark_extracted(self, hash: str, workspace: str) -> Any:
+    def mark_extracted(self, hash: str, workspace: str, mark: str = "") -> Any:
         return [{"found": int(self.g.chunk(hash) is not None)}]
 
     def clear_chunk_mentions(self, hash: str, workspace: str) -> Any:

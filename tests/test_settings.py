@@ -63,6 +63,9 @@ HOSTILE: dict[str, list[str]] = {
     "memgraph_port": ["7688"],
     "llm_concurrency": ["16"],
     "auto_reconcile": ["true", "false"],
+    "extractor": ["local", "llm", "auto"],
+    "inject_session_start_tokens": ["0", "4000"],
+    "inject_prompt_tokens": ["600"],
 }
 _TEXT = [
     "a\nb",
@@ -106,6 +109,7 @@ def test_every_setting_round_trips_through_the_config_file(tmp_path: Path) -> No
         ("memgraph_port", "seven", "integer"),
         ("auto_reconcile", "maybe", "true or false"),
         ("llm_model", "\udcff", "UTF-8"),
+        ("extractor", "spacy", "auto, llm, local"),
     ],
 )
 def test_bad_values_are_refused_before_writing(

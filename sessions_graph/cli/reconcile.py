@@ -1,8 +1,9 @@
 """``sessions-graph reconcile | entities | sessions | forget | demo``.
 
 Exit codes of ``reconcile``: 0 when every session was reconciled (or none was
-waiting), 1 when one failed (or was held by another run), 2 when no LLM is
-configured; the message then says what to set.
+waiting), 1 when one failed (or was held by another run), 2 when the LLM
+extractor was asked for and no LLM is configured; the message then says what
+to set. With no LLM and no ``--extractor``, the local extractor runs.
 """
 
 from __future__ import annotations
@@ -53,9 +54,24 @@ def _llm_or_exit(graph: SessionsGraph) -> Any:
         raise fail(str(exc), 2) from None
 
 
+def _uses_llm(graph: SessionsGraph, extractor: str | None) -> bool:
+    """Whether this run extracts with the LLM (the option, else the setting)."""
+    from sessions_graph.errors import ConfigError
+    from sessions_graph.reconcile import pipeline
+
+    try:
+        choice = pipeline.choose_extractor(
+            graph.settings, pipeline.RunOptions(extractor=extractor)
+        )
+    except ConfigError as exc:
+        raise fail(str(exc), 2) from None
+    return choice == "llm"
+
+
 def _line(s: ReconciliationSummary) -> str:
     text = (
-        f"{s.session_id}  {s.status}  chunks={s.texts_considered} extracted={s.chunks_extracted}"
+        f"{s.session_id}  {s.status}  extractor={s.extractor}"
+        f" chunks={s.texts_considered} extracted={s.chunks_extracted}"
         f" deduped={s.texts_deduped} llm_calls={s.llm_calls} entities={s.entities_linked}"
         f" {s.duration_s:.1f}s"
     )
@@ -119,16 +135,26 @@ def reconcile(
     lease: float = typer.Option(
         300.0, "--lease", help="Claim lease in seconds; a killed run's sessions wait this long."
     ),
+    extractor: str = typer.Option(
+        None,
+        "--extractor",
+        help="llm (LightRAG) or local (no LLM) for this run (default: the extractor setting).",
+    ),
     as_json: bool = _JSON,
 ) -> None:
-    """Extract entities from sessions' text with LightRAG (out of band: cron, by hand)."""
+    """Extract entities from sessions' text, with LightRAG or locally (out of band)."""
     if bool(session) == pending:
         raise fail("give either --session ID or --pending", 2)
-    options = {"concurrency": concurrency, "lease_seconds": lease, "entity_workspace": workspace}
+    options = {
+        "concurrency": concurrency,
+        "lease_seconds": lease,
+        "entity_workspace": workspace,
+        "extractor": extractor,
+    }
     with open_graph() as graph:
         if session:
             owned_session(graph, session, graph.settings.user_id)
-        llm_func = _llm_or_exit(graph)
+        llm_func = _llm_or_exit(graph) if _uses_llm(graph, extractor) else None
         if session:
             summary = _run(
                 graph.reconcile_session(session, llm_model_func=llm_func, **options)
@@ -216,7 +242,7 @@ def demo(
         None, "--db", help="Database file to keep (default: a temporary one).", metavar="PATH"
     ),
 ) -> None:
-    """Record a bundled agent session, reconcile it if an LLM is set, show the result."""
+    """Record a bundled agent session, reconcile it (offline unless an LLM is set), show it."""
     from sessions_graph.graph import SessionsGraph
     from sessions_graph.reconcile import llm
     from sessions_graph.settings import load_settings
@@ -233,20 +259,22 @@ def demo(
             typer.echo(f"recorded session {data['session_id']} in {path}")
             try:
                 llm_func = llm.resolve(graph.settings)
-            except ReconciliationNotConfiguredError as exc:
-                llm_func = None
-                typer.echo(f"not reconciling: {exc}.")
+            except ReconciliationNotConfiguredError:
+                llm_func = None  # the local extractor: no key, no network
+                typer.echo("no LLM configured: reconciling with the local extractor")
+            summary = graph.reconcile_session_sync(data["session_id"], llm_model_func=llm_func)
+            typer.echo(_line(summary))
+            found = graph.session_entities(data["session_id"])
+            for e in found:
+                typer.echo(f"  entity: {e.name} ({e.entity_type}, {e.mentions}x)")
+            if found:
+                files = [e for e in found if e.entity_type == "file"] or found
+                name = max(files, key=lambda e: e.mentions).name
+                mentioning = graph.entity_sessions(name, user_id=data["user_id"])
                 typer.echo(
-                    "With an LLM, the demo would redact secrets, chunk the"
-                    f" {len(data['actions']) + len(data['memories'])} texts, send each new chunk"
-                    " once to the model with LightRAG's extraction prompt, and list the entities"
-                    " found (sessions-graph entities --session ...)."
+                    f"sessions mentioning {name!r}: "
+                    + ", ".join(s.session_id for s in mentioning)
                 )
-            if llm_func is not None:
-                summary = graph.reconcile_session_sync(data["session_id"], llm_model_func=llm_func)
-                typer.echo(_line(summary))
-                for e in graph.session_entities(data["session_id"]):
-                    typer.echo(f"  entity: {e.name} ({e.entity_type}, {e.mentions}x)")
             query = data["search"]
             typer.echo(f"memory search {query!r}:")
             for m in graph.search_memories(data["user_id"], query):

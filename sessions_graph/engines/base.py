@@ -49,6 +49,14 @@ ACTION_TYPES = frozenset(
     {"user_message", "assistant_message", "tool_call", "tool_result", "system_message"}
 )
 
+# -- extractors ----------------------------------------------------------------
+#: The extractors that mark a chunk extracted: LightRAG with an LLM, and the
+#: local (pattern / named-entity model) one. A chunk is marked per workspace
+#: *and* extractor, so that an LLM pass over locally extracted chunks still
+#: finds them to do; existing marks without an extractor are the LLM's.
+LLM_EXTRACTOR, LOCAL_EXTRACTOR = "llm", "local"
+EXTRACTORS = (LLM_EXTRACTOR, LOCAL_EXTRACTOR)
+
 
 class ImportCursor(NamedTuple):
     """How far a session's transcript ``source`` was imported: ``offset`` bytes,
@@ -199,6 +207,30 @@ class Engine(ABC):
         """Remember how far a transcript has been imported, and the fingerprint
         of the prefix read, replacing the session's cursor (whatever its source)."""
 
+    # -- recent sessions (where the user left off) ---------------------------
+    # Read by the SessionStart hook on every new session and by the MCP
+    # ``list_sessions`` tool: one narrow read, so that neither fetches whole
+    # sessions to show two lines of each.
+
+    @abstractmethod
+    def recent_sessions(
+        self,
+        user_id: str,
+        project_key: str | None,
+        limit: int,
+        before: str | None,
+        preview_chars: int,
+    ) -> list[Record]:
+        """The user's sessions, newest first (``started_at``, then
+        ``session_id``, descending), only those of ``project_key`` when given
+        and only those started before ``before`` when given (paging). Each
+        record has ``session_id``, ``user_id``, ``started_at``, ``ended_at``,
+        ``cwd``, ``project_key``, ``action_count``, and the session's first
+        ``user_message`` and last ``assistant_message`` (by ``seq``):
+        ``first_user_message`` / ``last_assistant_message`` (their text cut to
+        ``preview_chars`` characters, None if there is none) with
+        ``first_user_message_at`` / ``last_assistant_message_at`` (their
+        timestamps). Another user's session is never returned."""
     # -- pages and memory files (the agent's own tools: MCP, memory tool) -------
     # A Memory File is a Memory that the Anthropic memory tool keeps at a path
     # under /memories: one per (user, path), with a version number raised by
@@ -329,19 +361,30 @@ class Engine(ABC):
         entities left with no mention are deleted with their relations."""
 
     @abstractmethod
-    def unextracted_chunks(self, session_id: str, workspace: str) -> list[Record]:
-        """Chunks ({hash, text}) of the session's units not yet extracted into
-        ``workspace``, in unit order, each once."""
+    def unextracted_chunks(
+        self, session_id: str, workspace: str, extractors: Sequence[str] = (LLM_EXTRACTOR,)
+    ) -> list[Record]:
+        """Chunks of the session's units that none of ``extractors`` has
+        extracted into ``workspace``, in unit order, each once: ``hash``,
+        ``text`` and ``extracted_by`` (the extractors that did extract it
+        there, sorted: a chunk the local extractor did waits for the LLM)."""
 
     @abstractmethod
     def claim_chunks(
-        self, hashes: Sequence[str], workspace: str, owner: str, lease_seconds: float
+        self,
+        hashes: Sequence[str],
+        workspace: str,
+        owner: str,
+        lease_seconds: float,
+        extractors: Sequence[str] = (LLM_EXTRACTOR,),
     ) -> set[str]:
         """Atomically claim for ``owner``, of the chunks ``hashes``, those it may
         extract into ``workspace`` now; return their hashes.
 
-        Claimable: a stored chunk not yet extracted into ``workspace`` and not
-        held there by another owner's live claim. An expired claim is taken
+        Claimable: a stored chunk that none of ``extractors`` has extracted into
+        ``workspace`` and that is not held there by another owner's live claim
+        (one claim per chunk and workspace, whatever the extractor, so that two
+        extractors never save the same chunk at once). An expired claim is taken
         over and ``owner``'s own claim is renewed; either way it now expires
         ``lease_seconds`` from now. Unknown and extracted chunks are never
         returned. ``save_extraction`` ends the claim, and a deleted chunk's
@@ -356,15 +399,18 @@ class Engine(ABC):
         workspace: str,
         entities: Sequence[Record],
         relations: Sequence[Record],
+        extractor: str = LLM_EXTRACTOR,
     ) -> None:
         """In one transaction, record what extraction found in one chunk, mark
-        the chunk extracted for ``workspace`` and end any claim on it there
-        (``claim_chunks``). ``entities``: {name, entity_type,
+        the chunk extracted for ``workspace`` by ``extractor`` and end any
+        claim on it there (``claim_chunks``). ``entities``: {name, entity_type,
         description}; ``relations``: {source, target, description, keywords,
         weight}. An entity is one node per (workspace, name), linked to every
         chunk that mentions it; the description is kept per mention, so that
         reading an entity never shows text from another user's chunk. Saving
-        the same chunk again replaces its mentions and relations. A relation
+        the same chunk again replaces its mentions and relations in the
+        workspace, whichever extractor made them (the pipeline passes a later
+        extractor's findings merged with the earlier one's). A relation
         end not among ``entities`` becomes an entity mentioned by the chunk
         with no type or description (as LightRAG does); an entity's type is
         the first non-empty type any mention gave it; a name listed twice

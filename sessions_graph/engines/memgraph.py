@@ -73,7 +73,9 @@ from sessions_graph.cypher import load, render, statements
 from sessions_graph.engines import lightrag_fields as fields
 from sessions_graph.engines import memgraph_server as server
 from sessions_graph.engines.base import (
+    EXTRACTORS,
     FAILED,
+    LLM_EXTRACTOR,
     PENDING,
     RECONCILED,
     RUNNING,
@@ -690,6 +692,26 @@ class MemgraphEngine(Engine):
             row["is_error"] = bool(row["is_error"])
         return rows
 
+    def recent_sessions(
+        self,
+        user_id: str,
+        project_key: str | None,
+        limit: int,
+        before: str | None,
+        preview_chars: int,
+    ) -> list[Record]:
+        rows = self._read(
+            "session/recent",
+            user_id=user_id,
+            project_key=project_key,
+            limit=limit,
+            before=before,
+            preview_chars=preview_chars,
+        )
+        for row in rows:
+            row["action_count"] = row.get("action_count") or 0
+        return rows
+
     def get_import_cursor(self, session_id: str) -> ImportCursor | None:
         rows = self._read("session/get_cursor", session_id=session_id)
         if not rows:
@@ -984,21 +1006,32 @@ class MemgraphEngine(Engine):
 
         self._write(work)
 
-    def unextracted_chunks(self, session_id: str, workspace: str) -> list[Record]:
+    def unextracted_chunks(
+        self, session_id: str, workspace: str, extractors: Sequence[str] = (LLM_EXTRACTOR,)
+    ) -> list[Record]:
         check_workspace(workspace)
         rows = self._read("reconcile/session_chunks", session_id=session_id)
         rows.sort(key=lambda r: (r["part"], r["unit_order"], r["unit_key"], r["position"]))
+        marks = {extraction_mark(workspace, e): e for e in _all_extractors(extractors)}
+        wanted = {extraction_mark(workspace, e) for e in extractors}
         seen: set[str] = set()
         out = []
         for row in rows:
-            if row["hash"] in seen or workspace in row["extracted_in"]:
+            done = set(row["extracted_in"])
+            if row["hash"] in seen or done & wanted:
                 continue
             seen.add(row["hash"])
-            out.append({"hash": row["hash"], "text": row["text"]})
+            by = sorted(marks[m] for m in done if m in marks)
+            out.append({"hash": row["hash"], "text": row["text"], "extracted_by": by})
         return out
 
     def claim_chunks(
-        self, hashes: Sequence[str], workspace: str, owner: str, lease_seconds: float
+        self,
+        hashes: Sequence[str],
+        workspace: str,
+        owner: str,
+        lease_seconds: float,
+        extractors: Sequence[str] = (LLM_EXTRACTOR,),
     ) -> set[str]:
         check_workspace(workspace)
         if not hashes:
@@ -1010,6 +1043,7 @@ class MemgraphEngine(Engine):
                 "reconcile/claim_chunks",
                 hashes=sorted(set(hashes)),
                 workspace=workspace,
+                marks=sorted({extraction_mark(workspace, e) for e in extractors}),
                 owner=owner,
                 now=now,
                 expires_at=now + lease_seconds,
@@ -1131,6 +1165,7 @@ class MemgraphEngine(Engine):
         workspace: str,
         entities: Sequence[Record],
         relations: Sequence[Record],
+        extractor: str = LLM_EXTRACTOR,
     ) -> None:
         check_workspace(workspace)
         self._ensure_workspace(workspace)
@@ -1147,7 +1182,13 @@ class MemgraphEngine(Engine):
         ]
 
         def work(tx: Any) -> None:
-            found = _rows(tx, "reconcile/mark_extracted", hash=chunk_hash, workspace=workspace)
+            found = _rows(
+                tx,
+                "reconcile/mark_extracted",
+                hash=chunk_hash,
+                workspace=workspace,
+                mark=extraction_mark(workspace, extractor),
+            )
             if not _count(found, "found"):
                 return  # collected since it was read: nothing left to describe
             old = [
@@ -1280,6 +1321,17 @@ class MemgraphEngine(Engine):
 
         return self._write(work)
 
+
+def extraction_mark(workspace: str, extractor: str) -> str:
+    """The entry of ``Chunk.extracted_in`` that says ``extractor`` extracted the
+    chunk into ``workspace``: the workspace itself for the LLM (as before there
+    were other extractors), ``extractor:workspace`` otherwise (a workspace name
+    holds no ':', so the two never collide)."""
+    return workspace if extractor == LLM_EXTRACTOR else f"{extractor}:{workspace}"
+
+
+def _all_extractors(extra: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys([*EXTRACTORS, *extra]))
 
 def _file_key(user_id: str, path: str) -> str:
     """A memory file's unique key: ``|`` never occurs in a user_id."""

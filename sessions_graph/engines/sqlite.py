@@ -35,6 +35,7 @@ from typing import Any
 from sessions_graph.clock import utcnow
 from sessions_graph.engines.base import (
     FAILED,
+    LLM_EXTRACTOR,
     PENDING,
     RECONCILED,
     RUNNING,
@@ -72,6 +73,9 @@ BUSY_TIMEOUT_MS = 30_000
 #: What a connection past its wait budget still waits, in milliseconds:
 #: enough for another process's short transaction, too little to stall a hook.
 DEADLINE_GRACE_MS = 100
+#: Bytes of WAL kept after a checkpoint resets it (SQLite's auto-checkpoint
+#: fires at 1,000 pages, about 4 MB).
+JOURNAL_SIZE_LIMIT = 4 * 1024 * 1024
 
 MIGRATIONS: list[str] = [
     # 1: users, memories (+ full-text index), sessions, actions.
@@ -264,7 +268,26 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE sessions ADD COLUMN import_fingerprint TEXT;
     """,
-    # 6: memory files (the Anthropic memory tool): a Memory at a path, unique per
+    # 6: extraction marks per extractor ('llm' or 'local'), so that an LLM
+    # pass finds the chunks the local extractor did; earlier marks are the LLM's.
+    """
+    CREATE TABLE chunk_extractions_by (
+        chunk_hash   TEXT NOT NULL REFERENCES chunks(hash) ON DELETE CASCADE,
+        workspace    TEXT NOT NULL,
+        extractor    TEXT NOT NULL,
+        extracted_at TEXT NOT NULL,
+        PRIMARY KEY (chunk_hash, workspace, extractor)
+    );
+    INSERT INTO chunk_extractions_by(chunk_hash, workspace, extractor, extracted_at)
+        SELECT chunk_hash, workspace, 'llm', extracted_at FROM chunk_extractions;
+    DROP TABLE chunk_extractions;
+    ALTER TABLE chunk_extractions_by RENAME TO chunk_extractions;
+    """,
+    # 7: recent sessions of a user in one project (the SessionStart hook).
+    """
+    CREATE INDEX sessions_by_project ON sessions(user_id, project_key, started_at DESC);
+    """,
+    # 8: memory files (the Anthropic memory tool): a Memory at a path, unique per
     # user, with its newest versions. Both go with their Memory (cascade).
     """
     CREATE TABLE memory_files (
@@ -325,15 +348,30 @@ class SQLiteEngine(Engine):
 
     name = "embedded"
 
-    def __init__(self, path: str | Path, *, wait_budget: float | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        wait_budget: float | None = None,
+        checkpoint_on_close: bool = True,
+    ) -> None:
         """``wait_budget``: seconds from now after which this connection no
         longer waits for a lock (beyond a short grace), so that a hook spends
         a bounded time on a locked file and spools its event instead
-        (``StoreBusyError``); None: every write waits up to ``BUSY_TIMEOUT_MS``."""
+        (``StoreBusyError``); None: every write waits up to ``BUSY_TIMEOUT_MS``.
+
+        ``checkpoint_on_close=False`` is for short-lived processes (hooks):
+        closing the last connection normally checkpoints the WAL into the
+        database (four fdatasync calls) and deletes it, only for the next hook
+        process to create it again. Without it the WAL is left in place:
+        SQLite reads it back on the next open, exactly as after a crash, and
+        the automatic checkpoint (every 1,000 pages) still folds it in.
+        """
         self.path = Path(path).expanduser()
         self._lock = threading.RLock()
         self._deadline = None if wait_budget is None else time.monotonic() + wait_budget
         self._busy_ms = self._wait_ms()
+        self._checkpoint_on_close = checkpoint_on_close
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(
@@ -349,6 +387,9 @@ class SQLiteEngine(Engine):
             self._conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
             self._conn.execute("PRAGMA synchronous = NORMAL")
             self._conn.execute("PRAGMA foreign_keys = ON")
+            # A WAL that a big transaction grew is cut back to this size when
+            # it is next reset, since hook processes no longer delete it.
+            self._conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
             self._migrate()
         except sqlite3.Error as exc:  # e.g. "file is not a database"
             self._conn.close()
@@ -387,7 +428,9 @@ class SQLiteEngine(Engine):
         left = int((self._deadline - time.monotonic()) * 1000)
         return min(BUSY_TIMEOUT_MS, max(DEADLINE_GRACE_MS, left))
 
-    def _read(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+    def _read(
+        self, sql: str, params: Sequence[Any] | dict[str, Any] = ()
+    ) -> list[sqlite3.Row]:
         with self._lock:
             try:
                 return self._conn.execute(sql, params).fetchall()
@@ -442,6 +485,14 @@ class SQLiteEngine(Engine):
 
     def close(self) -> None:
         with self._lock:
+            if not self._checkpoint_on_close:
+                no_checkpoint = getattr(sqlite3, "SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE", None)
+                if no_checkpoint is None or not hasattr(self._conn, "setconfig"):
+                    # Python < 3.12 cannot ask SQLite to skip the checkpoint:
+                    # the connection is left for the process's exit to drop
+                    # (the hook process ends with os._exit, so it never runs).
+                    return
+                self._conn.setconfig(no_checkpoint, True)
             self._conn.close()
 
     def status(self) -> Record:
@@ -691,6 +742,43 @@ class SQLiteEngine(Engine):
             (session_id,),
         )
         return [_action_record(r) for r in rows]
+
+    def recent_sessions(
+        self,
+        user_id: str,
+        project_key: str | None,
+        limit: int,
+        before: str | None,
+        preview_chars: int,
+    ) -> list[Record]:
+        # Each preview is a correlated look-up on the (session_id, seq) index:
+        # only the page's sessions are read, never their whole action lists.
+        message = (
+            "(SELECT {col} FROM actions a WHERE a.session_id = s.session_id"
+            " AND a.action_type = '{kind}' ORDER BY a.seq {order} LIMIT 1)"
+        )
+        first = message.format(col="{col}", kind="user_message", order="ASC")
+        last = message.format(col="{col}", kind="assistant_message", order="DESC")
+        rows = self._read(
+            "SELECT s.session_id, s.user_id, s.started_at, s.ended_at, s.cwd, s.project_key,"
+            " s.action_count,"
+            f" {first.format(col='substr(a.text, 1, :chars)')} AS first_user_message,"
+            f" {first.format(col='a.timestamp')} AS first_user_message_at,"
+            f" {last.format(col='substr(a.text, 1, :chars)')} AS last_assistant_message,"
+            f" {last.format(col='a.timestamp')} AS last_assistant_message_at"
+            " FROM sessions s WHERE s.user_id = :user"
+            " AND (:project IS NULL OR s.project_key = :project)"
+            " AND (:before IS NULL OR s.started_at < :before)"
+            " ORDER BY s.started_at DESC, s.session_id DESC LIMIT :limit",
+            {
+                "chars": preview_chars,
+                "user": user_id,
+                "project": project_key,
+                "before": before,
+                "limit": limit,
+            },
+        )
+        return [dict(r) for r in rows]
 
     def get_import_cursor(self, session_id: str) -> ImportCursor | None:
         rows = self._read(
@@ -1002,21 +1090,35 @@ class SQLiteEngine(Engine):
                 (unit_kind, unit_id, content_hash),
             )
 
-    def unextracted_chunks(self, session_id: str, workspace: str) -> list[Record]:
+    def unextracted_chunks(
+        self, session_id: str, workspace: str, extractors: Sequence[str] = (LLM_EXTRACTOR,)
+    ) -> list[Record]:
         rows = self._read(
-            f"SELECT c.hash, c.text FROM ({_SESSION_CHUNKS}) u JOIN chunks c ON c.hash = u.hash"
+            f"SELECT c.hash, c.text, (SELECT json_group_array(extractor) FROM"
+            "   (SELECT e.extractor FROM chunk_extractions e"
+            "    WHERE e.chunk_hash = c.hash AND e.workspace = ? ORDER BY e.extractor))"
+            "   AS extracted_by"
+            f" FROM ({_SESSION_CHUNKS}) u JOIN chunks c ON c.hash = u.hash"
             " WHERE NOT EXISTS (SELECT 1 FROM chunk_extractions e"
-            "   WHERE e.chunk_hash = c.hash AND e.workspace = ?)"
+            "   WHERE e.chunk_hash = c.hash AND e.workspace = ?"
+            "     AND e.extractor IN (SELECT value FROM json_each(?)))"
             " ORDER BY u.grp, u.o1, u.o2, u.position",
-            (session_id, session_id, workspace),
+            (workspace, session_id, session_id, workspace, json.dumps(list(extractors))),
         )
         seen: dict[str, Record] = {}
         for row in rows:
-            seen.setdefault(row["hash"], dict(row))
+            record = dict(row)
+            record["extracted_by"] = json.loads(record["extracted_by"])
+            seen.setdefault(row["hash"], record)
         return list(seen.values())
 
     def claim_chunks(
-        self, hashes: Sequence[str], workspace: str, owner: str, lease_seconds: float
+        self,
+        hashes: Sequence[str],
+        workspace: str,
+        owner: str,
+        lease_seconds: float,
+        extractors: Sequence[str] = (LLM_EXTRACTOR,),
     ) -> set[str]:
         check_workspace(workspace)
         if not hashes:
@@ -1030,12 +1132,21 @@ class SQLiteEngine(Engine):
                 " SELECT c.hash, ?, ?, ? FROM chunks c"
                 " WHERE c.hash IN (SELECT value FROM json_each(?))"
                 "   AND NOT EXISTS (SELECT 1 FROM chunk_extractions e"
-                "     WHERE e.chunk_hash = c.hash AND e.workspace = ?)"
+                "     WHERE e.chunk_hash = c.hash AND e.workspace = ?"
+                "       AND e.extractor IN (SELECT value FROM json_each(?)))"
                 " ON CONFLICT(chunk_hash, workspace) DO UPDATE"
                 " SET owner = excluded.owner, expires_at = excluded.expires_at"
                 " WHERE chunk_claims.owner = excluded.owner OR chunk_claims.expires_at < ?"
                 " RETURNING chunk_hash",
-                (workspace, owner, now + lease_seconds, json.dumps(list(hashes)), workspace, now),
+                (
+                    workspace,
+                    owner,
+                    now + lease_seconds,
+                    json.dumps(list(hashes)),
+                    workspace,
+                    json.dumps(list(extractors)),
+                    now,
+                ),
             ).fetchall()
         return {row[0] for row in rows}
 
@@ -1045,6 +1156,7 @@ class SQLiteEngine(Engine):
         workspace: str,
         entities: Sequence[Record],
         relations: Sequence[Record],
+        extractor: str = LLM_EXTRACTOR,
     ) -> None:
         with self._write() as conn:
             if not conn.execute("SELECT 1 FROM chunks WHERE hash = ?", (chunk_hash,)).fetchone():
@@ -1103,9 +1215,10 @@ class SQLiteEngine(Engine):
                 (chunk_hash, workspace, json.dumps(list(ids.values()))),
             )
             conn.execute(
-                "INSERT INTO chunk_extractions(chunk_hash, workspace, extracted_at)"
-                " VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET extracted_at = excluded.extracted_at",
-                (chunk_hash, workspace, utcnow()),
+                "INSERT INTO chunk_extractions(chunk_hash, workspace, extractor, extracted_at)"
+                " VALUES (?, ?, ?, ?)"
+                " ON CONFLICT DO UPDATE SET extracted_at = excluded.extracted_at",
+                (chunk_hash, workspace, extractor, utcnow()),
             )
             conn.execute(
                 "DELETE FROM chunk_claims WHERE chunk_hash = ? AND workspace = ?",

@@ -35,7 +35,6 @@ set aside in ``spool/rejected/`` instead of being retried forever.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,16 +69,20 @@ def is_store_fault(exc: BaseException) -> bool:
     return type(exc).__module__.split(".")[0] in ("sqlite3", "neo4j")
 
 
-@dataclass
 class Outcome:
-    """What handling one payload did, for the log."""
+    """What handling one payload did, for the log. (A plain class: the
+    ``dataclasses`` module costs a hook several milliseconds of imports.)"""
 
-    event: str
-    session_id: str
-    added: int = 0
-    foreign: int = 0  # skipped: recorded by another session first (a resumed session)
-    reread: bool = False  # the transcript no longer matched its cursor: read again
-    warnings: list[str] = field(default_factory=list)
+    __slots__ = ("added", "event", "foreign", "reread", "session_id", "user_id", "warnings")
+
+    def __init__(self, event: str, session_id: str) -> None:
+        self.event = event
+        self.session_id = session_id
+        self.added = 0
+        self.foreign = 0  # skipped: recorded by another session first (a resumed session)
+        self.reread = False  # the transcript no longer matched its cursor: read again
+        self.user_id: str | None = None  # whom the event was recorded for (and context is for)
+        self.warnings: list[str] = []
 
     def summary(self) -> str:
         text = f"{self.event} session={self.session_id} new_actions={self.added}"
@@ -120,6 +123,7 @@ def handle_payload(graph: SessionsGraph, settings: Settings, payload: Any, user_
     source = _source(transcript) if transcript else None
     cursor = graph.import_cursor_state(session_id)
     user_id = _acting_user(graph, session_id, user_id, source, cursor)
+    outcome.user_id = user_id
     if event in ("SessionStart", "agent-turn-complete"):
         graph.record_session_start(
             session_id, user_id=user_id, cwd=cwd, project_key=project_key(cwd)

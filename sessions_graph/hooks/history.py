@@ -171,6 +171,7 @@ class FileResult:
     path: Path
     session_id: str | None = None
     added: int = 0
+    foreign: int = 0  # actions another session recorded first (a resumed session)
     skipped: str | None = None  # why nothing was written
     error: str | None = None  # why the file could not be imported
     warnings: list[str] = field(default_factory=list)
@@ -186,10 +187,12 @@ class ImportSummary:
     skipped: int = 0
     other_user: int = 0
     failed: int = 0
+    foreign: int = 0
 
     def add(self, result: FileResult) -> None:
         self.files += 1
         self.added += result.added
+        self.foreign += result.foreign
         if result.error:
             self.failed += 1
         elif result.skipped:
@@ -208,6 +211,8 @@ class ImportSummary:
             text += f" ({self.other_user} of another user)"
         if self.failed:
             text += f", {self.failed} failed"
+        if self.foreign:
+            text += f"; {self.foreign:,} actions were already another session's (resumed sessions)"
         return text
 
     def as_dict(self) -> dict[str, int]:
@@ -262,6 +267,7 @@ def import_file(graph: SessionsGraph, path: Path, user_id: str) -> FileResult:
         # (An action id recorded by another session is skipped, not refused.)
         result.error = str(exc)
     result.warnings = outcome.warnings
+    result.foreign = outcome.foreign
     if result.added:
         graph.mark_pending(session_id)  # as a hook's turn end would
     return result
@@ -279,13 +285,30 @@ def import_history(
     user_id: str,
     on_file: Callable[[FileResult], None] | None = None,
 ) -> ImportSummary:
-    """Import every transcript in ``paths`` for ``user_id``, reporting each file
-    to ``on_file`` (progress, notes). A store fault stops the run (raised)."""
+    """Import every transcript in ``paths`` for ``user_id``, oldest session
+    first, reporting each file to ``on_file`` (progress, notes). A store fault
+    stops the run (raised).
+
+    The order is the one hooks would have seen: a resumed session's transcript
+    repeats the entries of the session it resumes, and an action belongs to
+    the session that recorded it first, so the older session must come first.
+    """
     check_id(user_id, "user_id")
     summary = ImportSummary()
-    for path in paths:
+    for path in sorted(paths, key=_age):
         result = import_file(graph, path, user_id)
         summary.add(result)
         if on_file is not None:
             on_file(result)
     return summary
+
+
+def _age(path: Path) -> tuple[str, float, str]:
+    """Sort key: the session's start, then when the file was last written
+    (a resumed copy starts with the same entries but is written later)."""
+    try:
+        start = _start(read_head(path).started_at) or "~"  # "~" sorts after any date
+        modified = path.stat().st_mtime
+    except (TranscriptError, OSError):
+        start, modified = "~", 0.0  # reported when imported
+    return start, modified, str(path)

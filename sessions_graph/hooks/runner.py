@@ -1,8 +1,12 @@
 """``sessions-graph hook``: the process agent runtimes start on every event.
 
-Contract with the agent: exit 0, print nothing on stdout (Claude Code would
-inject it into the conversation), at most one line on stderr, always fast.
-Every problem is logged to ``settings.log_path`` instead of raised.
+Contract with the agent: exit 0, at most one line on stderr, always fast.
+Stdout carries nothing but, for ``SessionStart`` and ``UserPromptSubmit``,
+the one JSON object of context for the model (``hooks/inject.py``): the
+runtime adds whatever a hook prints there to the conversation, so stdout is
+swapped for a sink while the hook works, and only that object is written to
+the real one. Every problem is logged to ``settings.log_path`` instead of
+raised.
 
 Order of work: load the settings, parse and validate the payload (a bad one
 is logged and dropped: retrying cannot fix it), open the store, replay
@@ -10,7 +14,11 @@ anything spooled earlier (so events land in arrival order), then handle this
 event. If the store cannot be opened or written, the payload is spooled for
 the next call. Waiting for a locked store and replaying the spool share one
 budget (``HOOK_BUDGET_SECONDS``): a spool longer than it can replay is left
-to a background replay, with this event queued behind it. If the settings
+to a background replay, with this event queued behind it. Context is looked
+up only after the event is stored (capture first): a store that is down,
+busy, or so slow that the capture alone took ``INJECT_WITHIN_SECONDS``,
+injects nothing; a look-up is given up after ``INJECT_LOOKUP_SECONDS``; a
+failed one is logged, never spooled. If the settings
 themselves do not load (a bad value in the config file or the environment),
 the event cannot be applied now but is not lost either: it is spooled, and
 the first hook call or reconcile run with valid settings replays it.
@@ -18,23 +26,42 @@ the first hook call or reconcile run with valid settings replays it.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import sys
+import threading
 import time
 import warnings
 from typing import TYPE_CHECKING, Any
 
 from sessions_graph.errors import MemoryValidationError, StoreBusyError
-from sessions_graph.hooks.handle import PayloadError, handle_payload, is_store_fault, validate
+from sessions_graph.hooks.handle import (
+    Outcome,
+    PayloadError,
+    handle_payload,
+    is_store_fault,
+    validate,
+)
 from sessions_graph.hooks.log import log_line, to_stderr
 
 if TYPE_CHECKING:
+    from sessions_graph.graph import SessionsGraph
     from sessions_graph.settings import Settings
+
+#: Events whose output may carry context (``hooks/inject.py``, loaded only for them).
+INJECTING_EVENTS = frozenset({"SessionStart", "UserPromptSubmit"})
 
 #: Most of its time a hook spends waiting for a locked store and replaying
 #: the spool; what is left of the spool is replayed in the background.
 HOOK_BUDGET_SECONDS = 1.0
+#: A capture slower than this (seconds since the hook started) means the
+#: store is struggling: the agent is kept waiting no longer, nothing is injected.
+INJECT_WITHIN_SECONDS = 2.0
+#: The longest the context look-up may take; past it the hook answers with
+#: nothing rather than keep the agent waiting.
+INJECT_LOOKUP_SECONDS = 1.0
 #: Largest payload read from stdin; a bigger one is rejected, not buffered.
 MAX_PAYLOAD_BYTES = 32 * 1024 * 1024
 
@@ -59,6 +86,21 @@ def main(argv: list[str]) -> int:
         sys.stdout.write(USAGE)
         return 0
     _hold_closed_standard_descriptors()
+    started = time.monotonic()
+    stdout, sys.stdout = sys.stdout, io.StringIO()  # what anything else prints is dropped
+    try:
+        context = _main(argv, started)
+    finally:
+        sys.stdout = stdout
+    if context is not None and stdout is not None:
+        with contextlib.suppress(OSError, ValueError):  # stdout closed by the runtime
+            stdout.write(context)
+            stdout.flush()
+    return 0
+
+
+def _main(argv: list[str], started: float) -> str | None:
+    """Run the event; the hook output to print, if any."""
     # Our one line is all the agent may see on stderr: no library's warnings
     # (the Bolt driver's preview and deprecation warnings, among others).
     warnings.simplefilter("ignore")
@@ -68,14 +110,14 @@ def main(argv: list[str]) -> int:
         settings, problem = _settings()
     except Exception as exc:  # not even the state directory: nowhere to keep the event
         to_stderr(f"sessions-graph: hook skipped: {' '.join(str(exc).split())}")
-        return 0
+        return None
     try:
-        run(argv, settings, problem)
+        return run(argv, settings, problem, started=started)
     except Exception as exc:  # last line of defence: never a traceback
         log_line(
             settings.log_path, "ERROR", f"hook failed: {type(exc).__name__}: {exc}", stderr=True
         )
-    return 0
+    return None
 
 
 def _hold_closed_standard_descriptors() -> None:
@@ -101,13 +143,20 @@ def _settings() -> tuple[Settings, Exception | None]:
         return Settings(state_dir=str(state_dir_despite_errors())), exc
 
 
-def run(argv: list[str], settings: Settings, settings_problem: Exception | None = None) -> None:
+def run(
+    argv: list[str],
+    settings: Settings,
+    settings_problem: Exception | None = None,
+    *,
+    started: float | None = None,
+) -> str | None:
+    """Record one event; return the hook output to print (context), if any."""
     try:
         payload = _read_payload(argv)
         event, session_id = validate(payload)
     except (PayloadError, MemoryValidationError) as exc:
         log_line(settings.log_path, "ERROR", f"hook payload rejected: {exc}", stderr=True)
-        return
+        return None
     from sessions_graph.hooks.spool import spool_payload
 
     if settings_problem is not None:
@@ -120,9 +169,9 @@ def run(argv: list[str], settings: Settings, settings_problem: Exception | None 
             f" {settings_problem}"
         )
         log_line(settings.log_path, "ERROR", message, stderr=True)
-        return
+        return None
     try:
-        _store(payload, settings)
+        return _store(payload, settings, time.monotonic() if started is None else started)
     except StoreBusyError as exc:
         # Locked past the budget by other writers: not an outage. The event
         # waits its turn in the spool and a background replay, which may wait
@@ -140,9 +189,10 @@ def run(argv: list[str], settings: Settings, settings_problem: Exception | None 
         where = f"spooled as {kept.name}" if fault else f"kept as rejected/{kept.name}"
         message = f"{event} session={session_id}: {what} ({reason}); {where}"
         log_line(settings.log_path, "WARN" if fault else "ERROR", message, stderr=True)
+    return None
 
 
-def _store(payload: dict[str, Any], settings: Settings) -> None:
+def _store(payload: dict[str, Any], settings: Settings, started: float) -> str | None:
     from sessions_graph.graph import SessionsGraph, open_engine
     from sessions_graph.hooks.spool import replay_spool, spool_is_empty
 
@@ -152,16 +202,86 @@ def _store(payload: dict[str, Any], settings: Settings) -> None:
     # Counted from here, after the imports: under load they can take longer
     # than the budget itself, and they hold no lock anyone waits for.
     deadline = time.monotonic() + HOOK_BUDGET_SECONDS
-    with SessionsGraph(settings=settings, engine=engine) as graph:
+    graph = SessionsGraph(settings=settings, engine=engine)
+    look_up: threading.Thread | None = None
+    try:
         if not spool_is_empty(settings):
             replay_spool(graph, settings, deadline=deadline)
             if not spool_is_empty(settings):
                 _queue_behind(payload, settings, "queued behind earlier spooled events")
-                return
+                return None
         outcome = handle_payload(graph, settings, payload, settings.user_id)
+        context, look_up = _context(graph, settings, payload, outcome, started)
+    finally:
+        # A look-up still running holds the store: the process ends without
+        # waiting for it (``__main__`` exits with os._exit), so it is left be.
+        if look_up is None or not look_up.is_alive():
+            graph.close()
     for n, warning in enumerate(outcome.warnings):
         log_line(settings.log_path, "WARN", f"{outcome.summary()}: {warning}", stderr=n == 0)
     log_line(settings.log_path, "INFO", outcome.summary())
+    return context
+
+
+def _context(
+    graph: SessionsGraph,
+    settings: Settings,
+    payload: dict[str, Any],
+    outcome: Outcome,
+    started: float,
+) -> tuple[str | None, threading.Thread | None]:
+    """The hook output carrying context for this stored event (or None), and
+    the look-up's thread. Never raises: the event is recorded already, and
+    context is a bonus. The look-up runs in a thread so that it can be given
+    up after ``INJECT_LOOKUP_SECONDS``: a query cannot be interrupted from
+    here, on either engine, but the process can end without it."""
+    if outcome.event not in INJECTING_EVENTS or outcome.user_id is None:
+        return None, None
+    if time.monotonic() - started > INJECT_WITHIN_SECONDS:
+        outcome.warnings.append("store slow: no context injected")
+        return None, None
+    from sessions_graph.hooks.inject import context_for, hook_output
+
+    user_id = outcome.user_id
+    found: list[str | None] = []
+    failed: list[Exception] = []
+
+    def look_up() -> None:
+        try:
+            found.append(context_for(graph, settings, payload, user_id))
+        except Exception as exc:
+            failed.append(exc)
+
+    worker = threading.Thread(target=look_up, name="sessions-graph-context", daemon=True)
+    worker.start()
+    worker.join(INJECT_LOOKUP_SECONDS)
+    if worker.is_alive():
+        outcome.warnings.append(
+            f"context look-up took over {INJECT_LOOKUP_SECONDS:g} s: none injected"
+        )
+        return None, worker
+    if failed:
+        exc = failed[0]
+        outcome.warnings.append(f"no context injected: {type(exc).__name__}: {exc}")
+        return None, worker
+    context = found[0] if found else None
+    return (None if context is None else hook_output(outcome.event, context)), worker
+
+
+def _queue_behind(payload: dict[str, Any], settings: Settings, why: str) -> None:
+    """Spool this event for a background replay, which applies the spool in
+    order (the next hook call or ``reconcile`` run would too): used when
+    earlier events are still spooled (more than the budget could replay, or
+    another process is replaying them), so that this one lands after them,
+    and when the store stayed locked past the budget."""
+    from sessions_graph.hooks.spawn import spawn_replay
+    from sessions_graph.hooks.spool import spool_payload
+
+    kept = spool_payload(settings, payload, user_id=settings.user_id)
+    child = spawn_replay(settings)
+    by = f"a background replay (pid {child.pid})" if child else "the replay under way"
+    log_line(settings.log_path, "INFO", f"{why}: spooled as {kept.name}, applied by {by}")
+
 
 
 def _queue_behind(payload: dict[str, Any], settings: Settings, why: str) -> None:

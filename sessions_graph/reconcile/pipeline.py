@@ -33,8 +33,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from sessions_graph.clock import utcnow
-from sessions_graph.engines.base import FAILED, RECONCILED, Engine
-from sessions_graph.errors import MemoryValidationError
+from sessions_graph.engines.base import (
+    FAILED,
+    LLM_EXTRACTOR,
+    LOCAL_EXTRACTOR,
+    RECONCILED,
+    Engine,
+)
+from sessions_graph.errors import ConfigError, MemoryValidationError
 from sessions_graph.reconcile import llm
 from sessions_graph.reconcile.chunking import (
     DEFAULT_CHUNK_OVERLAP,
@@ -43,6 +49,7 @@ from sessions_graph.reconcile.chunking import (
     prepare_unit,
 )
 from sessions_graph.reconcile.extraction import ChunkExtractor, Extraction, LLMFunc
+from sessions_graph.reconcile.local import LocalExtractor
 from sessions_graph.reconcile.summary import ReconciliationSummary
 from sessions_graph.settings import Settings
 from sessions_graph.validation import check_workspace
@@ -67,6 +74,28 @@ class RunOptions:
     chunk_tokens: int = DEFAULT_CHUNK_TOKENS
     chunk_overlap: int = DEFAULT_CHUNK_OVERLAP
     gleaning: int = 0
+    #: ``llm``, ``local`` or ``auto``; None: the ``extractor`` setting.
+    extractor: str | None = None
+
+
+#: Values of the ``extractor`` setting and option.
+EXTRACTOR_CHOICES = ("auto", LLM_EXTRACTOR, LOCAL_EXTRACTOR)
+
+
+def choose_extractor(
+    settings: Settings, options: RunOptions, llm_model_func: LLMFunc | None = None
+) -> str:
+    """``llm`` or ``local`` for this run: the option, else the setting; ``auto``
+    is the LLM when one is configured (or passed in), else the local extractor."""
+    choice = options.extractor or settings.extractor or "auto"
+    if choice not in EXTRACTOR_CHOICES:
+        raise ConfigError(
+            f"extractor must be one of {', '.join(EXTRACTOR_CHOICES)}, got {choice!r}"
+        )
+    if choice != "auto":
+        return choice
+    configured = llm_model_func is not None or llm.describe(settings) is not None
+    return LLM_EXTRACTOR if configured else LOCAL_EXTRACTOR
 
 
 def _one_line(exc: BaseException) -> str:
@@ -77,10 +106,18 @@ def _one_line(exc: BaseException) -> str:
 class Run:
     """One process's run: an owner id for claims, one extractor (so the
     concurrency bound holds across sessions), the in-flight chunk tasks and
-    the chunks claimed but not yet saved."""
+    the chunks claimed but not yet saved.
+
+    With the LLM, a chunk counts as to do until the LLM has extracted it, even
+    if the local extractor has; with the local extractor, a chunk either has
+    done is finished (the LLM's findings are kept, not replaced by fewer)."""
 
     def __init__(
-        self, engine: Engine, settings: Settings, llm_func: LLMFunc, options: RunOptions
+        self,
+        engine: Engine,
+        settings: Settings,
+        options: RunOptions,
+        llm_model_func: LLMFunc | None = None,
     ) -> None:
         self.engine = engine
         self.options = options
@@ -89,11 +126,20 @@ class Run:
         )
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
         self.tokenizer = OfflineTokenizer()
-        self.extractor = ChunkExtractor(
-            llm_func,
-            concurrency=options.concurrency or settings.llm_concurrency,
-            gleaning=options.gleaning,
-        )
+        self.extractor_name = choose_extractor(settings, options, llm_model_func)
+        self.extractor: ChunkExtractor | LocalExtractor
+        if self.extractor_name == LLM_EXTRACTOR:
+            self.extractor = ChunkExtractor(
+                llm.resolve(settings, llm_model_func),
+                concurrency=options.concurrency or settings.llm_concurrency,
+                gleaning=options.gleaning,
+            )
+            self.done_by: tuple[str, ...] = (LLM_EXTRACTOR,)
+        else:
+            self.extractor = LocalExtractor()
+            self.done_by = (LLM_EXTRACTOR, LOCAL_EXTRACTOR)
+        self._local: LocalExtractor | None = None  # to merge into the LLM's, made on need
+        self._locally_done: set[str] = set()  # chunks to merge the local findings of
         self._inflight: dict[str, asyncio.Task[Extraction]] = {}
         self._held: set[str] = set()
 
@@ -101,7 +147,10 @@ class Run:
         """Reconcile a session this run has claimed, and release the claim."""
         session_id = record["session_id"]
         summary = ReconciliationSummary(
-            session_id=session_id, status=RECONCILED, workspace=self.workspace
+            session_id=session_id,
+            status=RECONCILED,
+            workspace=self.workspace,
+            extractor=self.extractor_name,
         )
         started = time.monotonic()
         todo: set[str] = set()  # the session's chunks to extract, filled by _work
@@ -140,7 +189,9 @@ class Run:
                 return
             held = todo & self._held
             if held:
-                self.engine.claim_chunks(sorted(held), self.workspace, self.owner, lease)
+                self.engine.claim_chunks(
+                    sorted(held), self.workspace, self.owner, lease, self.done_by
+                )
 
     async def _work(self, session_id: str, summary: ReconciliationSummary, todo: set[str]) -> None:
         hashes: set[str] = set()
@@ -158,9 +209,11 @@ class Run:
                     [{"hash": c.hash, "text": c.text} for c in prepared.chunks],
                 )
         summary.units, summary.texts_considered = len(units), len(hashes)
-        waiting = {
-            c["hash"]: c["text"] for c in self.engine.unextracted_chunks(session_id, self.workspace)
-        }
+        chunks = self.engine.unextracted_chunks(session_id, self.workspace, self.done_by)
+        waiting = {c["hash"]: c["text"] for c in chunks}
+        self._locally_done.update(
+            c["hash"] for c in chunks if LOCAL_EXTRACTOR in c.get("extracted_by", ())
+        )
         todo.update(waiting)
         extractions: list[Awaitable[Any]] = []
         while True:
@@ -170,7 +223,10 @@ class Run:
             # The rest is another process's: saved by it (then deduped here),
             # or claimable here once its claim expires.
             await asyncio.sleep(CHUNK_POLL_SECONDS)
-            left = {c["hash"] for c in self.engine.unextracted_chunks(session_id, self.workspace)}
+            left = {
+                c["hash"]
+                for c in self.engine.unextracted_chunks(session_id, self.workspace, self.done_by)
+            }
             waiting = {h: text for h, text in waiting.items() if h in left}
         outcomes = await asyncio.gather(*extractions, return_exceptions=True)
         summary.texts_deduped = summary.texts_considered - summary.chunks_extracted
@@ -192,13 +248,21 @@ class Run:
             if chunk_hash in self._inflight:  # another session of this run does it
                 started.append(self._inflight[chunk_hash])
                 del waiting[chunk_hash]
-            elif len(waiting[chunk_hash]) < MIN_EXTRACT_CHARS:  # no call: no claim needed
-                self.engine.save_extraction(chunk_hash, self.workspace, [], [])
+            elif (
+                self.extractor_name == LLM_EXTRACTOR
+                and len(waiting[chunk_hash]) < MIN_EXTRACT_CHARS
+            ):  # no call, and what is saved is the same whoever saves it: no claim
+                found = Extraction()
+                if chunk_hash in self._locally_done:  # "git status": keep what it named
+                    found = self._local_extractor().extract_text(waiting[chunk_hash])
+                self.engine.save_extraction(
+                    chunk_hash, self.workspace, found.entities, found.relations
+                )
                 del waiting[chunk_hash]
         if not waiting:
             return started
         claimed = self.engine.claim_chunks(
-            list(waiting), self.workspace, self.owner, self.options.lease_seconds
+            list(waiting), self.workspace, self.owner, self.options.lease_seconds, self.done_by
         )
         for chunk_hash in [h for h in waiting if h in claimed]:  # in unit order
             task = asyncio.create_task(self._extract_and_save(chunk_hash, waiting.pop(chunk_hash)))
@@ -206,6 +270,11 @@ class Run:
             self._held.add(chunk_hash)
             started.append(self._count(task, summary))
         return started
+
+    def _local_extractor(self) -> LocalExtractor:
+        if self._local is None:
+            self._local = LocalExtractor(quiet=True)
+        return self._local
 
     @staticmethod
     async def _count(task: asyncio.Task[Extraction], summary: ReconciliationSummary) -> None:
@@ -224,12 +293,58 @@ class Run:
             self._inflight.pop(chunk_hash, None)  # a later session may try again
             # A zero lease gives the claim up: a retry, or a run waiting in
             # another process, need not wait the lease out.
-            self.engine.claim_chunks([chunk_hash], self.workspace, self.owner, 0.0)
+            self.engine.claim_chunks([chunk_hash], self.workspace, self.owner, 0.0, self.done_by)
             raise
         finally:
             self._held.discard(chunk_hash)
-        self.engine.save_extraction(chunk_hash, self.workspace, result.entities, result.relations)
+        entities, relations = result.entities, result.relations
+        if self.extractor_name == LLM_EXTRACTOR and chunk_hash in self._locally_done:
+            # Saving replaces the chunk's mentions: keep the local extractor's
+            # (the same function of the same text gives them back) and add
+            # the LLM's, a name both found once.
+            local = await self._local_extractor().extract(chunk_hash, text)
+            entities, relations = merge_extractions(local, result)
+        self.engine.save_extraction(
+            chunk_hash, self.workspace, entities, relations, self.extractor_name
+        )
         return result
+
+
+def merge_extractions(
+    first: Extraction, second: Extraction
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """``first``'s entities and relations with ``second``'s added: a name both
+    give (in any case) keeps ``first``'s spelling and type and takes
+    ``second``'s description; a pair both relate is one relation with
+    ``second``'s description and keywords and the larger weight."""
+    entities: dict[str, dict[str, Any]] = {}
+    for entity in first.entities:
+        entities.setdefault(entity["name"].casefold(), dict(entity))
+    for entity in second.entities:
+        key = entity["name"].casefold()
+        if key in entities:
+            kept = entities[key]
+            kept["description"] = entity.get("description") or kept.get("description")
+            kept["entity_type"] = kept.get("entity_type") or entity.get("entity_type")
+        else:
+            entities[key] = dict(entity)
+
+    def canonical(name: str) -> str:
+        return str(entities[name.casefold()]["name"]) if name.casefold() in entities else name
+
+    relations: dict[frozenset[str], dict[str, Any]] = {}
+    for rel in [*first.relations, *second.relations]:
+        source, target = canonical(rel["source"]), canonical(rel["target"])
+        if source == target:
+            continue
+        key = frozenset((source, target))
+        merged = {**rel, "source": source, "target": target}
+        if key in relations:
+            old = relations[key]
+            merged["source"], merged["target"] = old["source"], old["target"]
+            merged["weight"] = max(float(old.get("weight") or 1), float(rel.get("weight") or 1))
+        relations[key] = merged
+    return list(entities.values()), list(relations.values())
 
 
 async def reconcile_session(
@@ -240,7 +355,7 @@ async def reconcile_session(
     llm_model_func: LLMFunc | None = None,
 ) -> ReconciliationSummary:
     """Reconcile one session now, whatever its status, unless a live run holds it."""
-    run = Run(engine, settings, llm.resolve(settings, llm_model_func), options)
+    run = Run(engine, settings, options, llm_model_func)
     claimed = engine.claim_sessions(run.owner, options.lease_seconds, 1, session_id=session_id)
     if not claimed:
         if engine.get_session(session_id) is None:
@@ -249,6 +364,7 @@ async def reconcile_session(
             session_id=session_id,
             status="busy",
             workspace=run.workspace,
+            extractor=run.extractor_name,
             error="another reconciliation run holds this session",
         )
     return await run.reconcile_claimed(claimed[0])
@@ -267,7 +383,7 @@ async def reconcile_pending(
 ) -> list[ReconciliationSummary]:
     """Claim up to ``limit`` waiting sessions (oldest first) and reconcile them
     concurrently; returns their summaries in claim order."""
-    run = Run(engine, settings, llm.resolve(settings, llm_model_func), options)
+    run = Run(engine, settings, options, llm_model_func)
     claimed = engine.claim_sessions(
         run.owner, options.lease_seconds, limit, include_failed=retry_failed
     )

@@ -23,9 +23,27 @@ MARKER = "[REDACTED:{kind}]"
 _ALREADY = "[REDACTED"
 
 
+class _Pattern:
+    """A regex compiled on first use. The rules are many large verbose
+    patterns (tens of milliseconds to compile); the hook's context injection
+    redacts a few short texts, whose hints wake only a rule or two."""
+
+    __slots__ = ("_compiled", "flags", "source")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self.source = source
+        self.flags = flags
+        self._compiled: re.Pattern[str] | None = None
+
+    def sub(self, replace: Callable[[re.Match[str]], str], text: str) -> str:
+        if self._compiled is None:
+            self._compiled = re.compile(self.source, self.flags)
+        return self._compiled.sub(replace, text)
+
+
 class _Rule(NamedTuple):
     kind: str
-    pattern: re.Pattern[str]
+    pattern: _Pattern
     #: Lower-case substrings of which at least one must occur for the rule to
     #: run: a unit without "token" anywhere skips every token rule, which keeps
     #: ``redact`` cheap on the ordinary unit that holds no secret at all.
@@ -37,12 +55,12 @@ def _rule(kind: str, regex: str, *hints: str) -> _Rule:
     """A rule that replaces its ``secret`` group, or the whole match if it has
     none, with the ``kind`` marker. A secret that is already a marker is kept,
     so that a general rule never re-wraps what a precise one redacted."""
-    pattern = re.compile(regex, re.IGNORECASE | re.VERBOSE)
+    pattern = _Pattern(regex, re.IGNORECASE | re.VERBOSE)
     marker = MARKER.format(kind=kind)
-    if "secret" not in pattern.groupindex:
-        return _Rule(kind, pattern, hints, lambda _m: marker)
 
     def replace(match: re.Match[str]) -> str:
+        if "secret" not in match.re.groupindex:
+            return marker
         if match.group("secret").startswith(_ALREADY):
             return match.group(0)
         start, end = match.span("secret")
@@ -57,7 +75,7 @@ def _shape(kind: str, regex: str, *hints: str) -> _Rule:
     word. The word-start test is made here rather than with a leading ``\\b``
     because a pattern that opens with a literal prefix (``hf_``) is searched
     for as a string, some thirty times faster than trying every position."""
-    pattern = re.compile(regex)
+    pattern = _Pattern(regex)
     marker = MARKER.format(kind=kind)
 
     def replace(match: re.Match[str]) -> str:

@@ -27,6 +27,9 @@ class ReconciliationSummary(BaseModel):
     session_id: str
     status: str
     workspace: str
+    #: Which extractor ran: ``llm`` (LightRAG) or ``local`` (patterns and the
+    #: optional named-entity model; no LLM calls).
+    extractor: str = "llm"
     units: int = 0
     texts_considered: int = 0
     texts_deduped: int = 0
