@@ -247,3 +247,24 @@ def test_without_the_mcp_extra_the_command_says_what_to_install(tmp_path: Path) 
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.count("\n") == 1
     assert "pip install 'sessions-graph[mcp]'" in result.stderr
+
+
+def test_list_sessions_by_project_and_time(tmp_path: Path, store: Path) -> None:
+    async def work(client: Client) -> list[Any]:
+        return [
+            await client.call_tool("list_sessions", {"project": "orion"}),
+            await client.call_tool("list_sessions", {"project": "elsewhere"}),
+            await client.call_tool("list_sessions", {"since": "2999-01-01"}),
+            await client.call_tool("list_sessions", {"until": "2000-01-01T00:00:00Z"}),
+            await client.call_tool("list_sessions", {"limit": 1}),
+        ]
+
+    orion, elsewhere, future, past, one = session(_server(tmp_path, store), work)
+    listed = data(orion)
+    assert [s["session_id"] for s in listed] == ["s-alice-2", "s-alice"]  # newest first
+    assert listed[0]["first_request"] == CACHE_QUESTION
+    assert listed[0]["last_answer"] == DECISION
+    assert listed[1]["first_request"] == "turn 0" and listed[1]["actions"] == 7
+    assert data(elsewhere) == [] and data(future) == [] and data(past) == []
+    assert [s["session_id"] for s in data(one)] == ["s-alice-2"]
+    assert "s-bob" not in text(orion)
