@@ -281,3 +281,20 @@ def test_user_scope_follows_claude_config_dir_and_codex_home(tmp_path: Path, mon
     assert (tmp_path / "codex-home" / "hooks.json").is_file()
     assert MCP_SERVER_NAME in (tmp_path / "codex-home" / "config.toml").read_text()
     assert not (tmp_path / "home").exists()
+
+
+def test_without_the_mcp_extra_only_the_hooks_are_installed(tmp_path: Path) -> None:
+    """A server that cannot start would show as failed in every session."""
+    code = (
+        "import sys; sys.modules['mcp'] = None;"
+        f" sys.argv = ['sessions-graph', 'install-hooks', '--project', {str(tmp_path)!r}];"
+        " from sessions_graph.__main__ import main; main()"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("\n") == 1
+    assert "pip install 'sessions-graph[mcp]'" in result.stderr
+    assert not (tmp_path / ".mcp.json").exists()
+    assert "Stop" in json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]

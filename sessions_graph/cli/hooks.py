@@ -107,6 +107,15 @@ def install(
     """Run `sessions-graph hook` on every session event and register the
     `sessions-graph mcp` server (idempotent)."""
     hooks_file, mcp_file = _targets(project, user, codex)
+    if not no_mcp and not _mcp_installed():
+        # A registered server that cannot start shows as failed in the agent
+        # on every session: register it once the SDK is there.
+        typer.echo(
+            "MCP server not registered: the MCP SDK is missing."
+            " pip install 'sessions-graph[mcp]', then run install-hooks again",
+            err=True,
+        )
+        no_mcp = True
     for path in (hooks_file,) if no_mcp else (hooks_file, mcp_file):
         check_readable(path)
     events = CODEX_EVENTS if codex else CLAUDE_EVENTS
@@ -118,6 +127,15 @@ def install(
         else:
             changes[mcp_file] = register_mcp_json(mcp_file, entry)
     _report(changes, "already installed, nothing changed")
+
+
+def _mcp_installed() -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("mcp") is not None
+    except (ImportError, ValueError):  # a module entry of None, as when blocked
+        return False
 
 
 def uninstall(project: Path = _PROJECT, user: bool = _USER, codex: bool = _CODEX) -> None:
