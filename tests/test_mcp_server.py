@@ -112,6 +112,11 @@ def test_memories_are_saved_searched_and_deleted_for_the_user_only(
     async def work(client: Client) -> dict[str, Any]:
         out: dict[str, Any] = {}
         out["saved"] = data(await client.call_tool("save_memory", {"content": "Likes tabs"}))
+        out["new_session"] = data(
+            await client.call_tool(
+                "save_memory", {"content": "Uses ruff", "session_id": "s-alice-new"}
+            )
+        )
         out["search"] = data(await client.call_tool("search_memories", {"query": "orion"}))
         bob_id = "unknown"
         with SessionsGraph(db=str(store)) as graph:
@@ -127,8 +132,9 @@ def test_memories_are_saved_searched_and_deleted_for_the_user_only(
     assert out["delete_bobs"].is_error and "not found" in text(out["delete_bobs"])
     assert out["again"] == []
     with SessionsGraph(db=str(store)) as graph:
-        assert [m.content for m in graph.get_memories("alice")] == ["Likes tabs"]
-        assert graph.get_memories("alice")[0].memory_id == out["saved"]["saved"]
+        assert [m.content for m in graph.get_memories("alice")] == ["Uses ruff", "Likes tabs"]
+        assert graph.get_memories("alice")[1].memory_id == out["saved"]["saved"]
+        assert graph.session_owner("s-alice-new") == "alice"
         assert len(graph.get_memories("bob")) == 1  # untouched
 
 

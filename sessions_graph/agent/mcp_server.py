@@ -143,8 +143,11 @@ class MemoryServer:
         will matter again. Write it so it stands on its own. Not for passing
         task state, and never for secrets."""
         with self.graph() as (graph, user):
-            if session_id is not None:
-                _owned_session(graph, session_id, user)
+            # A session not recorded yet is created for the user (as
+            # save_memory does); another user's answers "not found".
+            known = graph.get_session(session_id) if session_id is not None else None
+            if known is not None and known.user_id != user:
+                raise MemoryValidationError(f"session {session_id} not found")
             memory = graph.save_memory(user, content, session_id=session_id)
         return _json({"saved": memory.memory_id, "created_at": memory.created_at})
 
