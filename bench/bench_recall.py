@@ -204,21 +204,37 @@ VOCABULARY = (
     "cli command flag option argument stdout stderr exit signal process subprocess shell "
     "git branch commit merge rebase conflict diff patch review release tag changelog"
 ).split()
-#: The vocabulary in a fixed, arbitrary order of frequency.
-RANKED = random.Random(0).sample(VOCABULARY, len(VOCABULARY))
+SYLLABLES = "ka ro mi ta lo ne vi su pe do ga ri zo mu fe ba ti ko na le".split()
+#: The general vocabulary, in a fixed, arbitrary order of frequency: the
+#: coding words above among 3,000 other words (a project's own terms, made of
+#: syllables), as a real project's sessions use thousands of distinct words.
+RANKED = random.Random(0).sample(
+    VOCABULARY
+    + list(
+        dict.fromkeys(
+            "".join(random.Random(i).choices(SYLLABLES, k=3)) for i in range(6000)
+        )
+    )[:3000],
+    len(VOCABULARY) + 3000,
+)
 FUNCTION_WORDS = (
     "the a an to of in on for and or but is are was be it this that we you i with as at "
     "by from not now then so if when there here can will should would could have has had"
 ).split()
-SYLLABLES = "ka ro mi ta lo ne vi su pe do ga ri zo mu fe ba ti ko na le".split()
 VERBS = "fix add remove rename move split merge update check explain debug profile".split()
 TOOLS = ("Bash", "Read", "Edit", "Grep", "Write")
 
 
-def zipf_choice(rng: random.Random, items: list[str], s: float = 1.1) -> str:
+_WEIGHTS: dict[tuple[int, float], list[float]] = {}
+
+
+def zipf_choice(rng: random.Random, items: list[str], s: float = 1.0) -> str:
     """An item drawn with probability ~ 1 / rank^s: a few words are everywhere."""
-    weights = [1 / (rank**s) for rank in range(1, len(items) + 1)]
-    return rng.choices(items, weights)[0]
+    key = (len(items), s)
+    if key not in _WEIGHTS:
+        weights = [1 / (rank**s) for rank in range(1, len(items) + 1)]
+        _WEIGHTS[key] = [sum(weights[: i + 1]) for i in range(len(weights))]
+    return rng.choices(items, cum_weights=_WEIGHTS[key])[0]
 
 
 def session_actions(rng: random.Random, session: int, count: int) -> list[dict[str, Any]]:
@@ -226,10 +242,9 @@ def session_actions(rng: random.Random, session: int, count: int) -> list[dict[s
 
     Text is drawn the way a project's sessions read: function words, a few
     topic words that this session keeps coming back to (Zipf over a coding
-    vocabulary, so "error" is common and "deadlock" rare), general coding
-    words, and the session's own identifiers (module, function and file
-    names made of syllables)."""
-    topic = [zipf_choice(rng, RANKED, 0.8) for _ in range(6)]
+    vocabulary), general words (Zipf over ``RANKED``), and the session's own
+    identifiers (module, function and file names made of syllables)."""
+    topic = [zipf_choice(rng, VOCABULARY, 0.5) for _ in range(6)]
     name = f"module{session}"
     identifiers = [
         "".join(rng.choices(SYLLABLES, k=rng.randint(2, 4))) for _ in range(rng.randint(5, 30))
@@ -349,33 +364,31 @@ def speed(sizes: list[int], repeat: int) -> None:
 
 
 def write_cost(batches: int = 200) -> None:
-    """``record_actions`` of 50 actions with the turn index, and with its
-    upkeep switched off, on fresh files in the same run."""
-    results = {}
-    original = SQLiteEngine._index_turns
-    for label, index in (("without the turn index", False), ("with the turn index", True)):
-        SQLiteEngine._index_turns = original if index else (lambda *args: None)  # type: ignore[method-assign]
-        try:
-            with tempfile.TemporaryDirectory() as tmp:
-                db = Path(tmp) / "w.db"
-                graph = SessionsGraph(engine=SQLiteEngine(db), settings=Settings(db=str(db)))
-                rng = random.Random(1)
-                samples = []
-                for session in range(batches // 2):
-                    actions = session_actions(rng, session, 100)
-                    for start in (0, 50):
-                        batch = actions[start : start + 50]
-                        started = time.perf_counter()
-                        graph.record_actions(f"s{session}", batch, user_id="dev")
-                        samples.append((time.perf_counter() - started) * 1000)
-                graph.close()
-        finally:
-            SQLiteEngine._index_turns = original  # type: ignore[method-assign]
-        results[label] = samples
+    """``record_actions`` of 50 actions with the turn index and with its
+    upkeep switched off, two fresh files written batch by batch in turn, so
+    that both see the same load on the machine."""
+    with tempfile.TemporaryDirectory() as tmp:
+        graphs = {}
+        for label in ("without the turn index", "with the turn index"):
+            db = Path(tmp) / f"{len(graphs)}.db"
+            graphs[label] = SessionsGraph(engine=SQLiteEngine(db), settings=Settings(db=str(db)))
+        off = graphs["without the turn index"].engine
+        off._index_turns = lambda *args: None  # type: ignore[attr-defined]
+        samples: dict[str, list[float]] = {label: [] for label in graphs}
+        rng = random.Random(1)
+        for session in range(batches // 2):
+            actions = session_actions(rng, session, 100)
+            for start in (0, 50):
+                for label, graph in graphs.items():
+                    started = time.perf_counter()
+                    graph.record_actions(f"s{session}", actions[start : start + 50], user_id="dev")
+                    samples[label].append((time.perf_counter() - started) * 1000)
+        for graph in graphs.values():
+            graph.close()
     print("\n| record_actions, 50 actions | p50 | p90 |")
     print("| --- | --- | --- |")
-    for label, samples in results.items():
-        p50, p90 = percentile(samples, 0.5), percentile(samples, 0.9)
+    for label, measured in samples.items():
+        p50, p90 = percentile(measured, 0.5), percentile(measured, 0.9)
         print(f"| {label} | {p50:.2f} ms | {p90:.2f} ms |")
 
 

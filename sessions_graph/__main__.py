@@ -16,22 +16,28 @@ def main() -> None:
     if sys.argv[1:2] == ["hook"]:
         from sessions_graph.hooks.runner import main as hook_main
 
-        code = hook_main(sys.argv[2:])
         # Everything is stored and logged by now. Skipping the interpreter's
         # teardown saves the hook a few milliseconds, and leaves the embedded
         # store's WAL for the next hook process (see SQLiteEngine.close).
-        for stream in (sys.stdout, sys.stderr):
-            # None when the runtime started us with that descriptor closed.
-            with contextlib.suppress(OSError, ValueError, AttributeError):
-                stream.flush()
-        os._exit(code)
+        _exit_now(hook_main(sys.argv[2:]))
     if sys.argv[1:2] == ["recall"]:
         from sessions_graph.recall.command import main as recall_main
 
-        sys.exit(recall_main(sys.argv[2:]))
+        # The answer is printed and the store closed by now: the teardown
+        # (freeing every module) would only keep the caller waiting.
+        _exit_now(recall_main(sys.argv[2:]))
     from sessions_graph.cli import run
 
     run()
+
+
+def _exit_now(code: int) -> None:
+    """Flush what was written and end the process without the interpreter's teardown."""
+    for stream in (sys.stdout, sys.stderr):
+        # None when the runtime started us with that descriptor closed.
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.flush()
+    os._exit(code)
 
 
 if __name__ == "__main__":

@@ -28,8 +28,7 @@ import math
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Union
+from typing import NamedTuple, Union
 
 from sessions_graph.errors import InvalidQueryError
 
@@ -66,24 +65,24 @@ _FORBIDDEN = set(":^~[]{}\\")
 _OPERATORS = {"AND", "OR", "NOT"}
 
 
-@dataclass(frozen=True)
-class Term:
+# Immutable records as NamedTuples, not frozen dataclasses: the embedded
+# engine loads this module on every hook call, and ``dataclasses`` (with the
+# ``inspect`` it imports) costs a hook process several milliseconds.
+class Term(NamedTuple):
     """A word or phrase: one token is a term, several a phrase."""
 
     tokens: tuple[str, ...]
     prefix: bool = False
 
 
-@dataclass(frozen=True)
-class And:
+class And(NamedTuple):
     """All of ``must`` match and none of ``must_not``."""
 
     must: tuple[Node, ...]
     must_not: tuple[Node, ...] = ()
 
 
-@dataclass(frozen=True)
-class Or:
+class Or(NamedTuple):
     """Any of ``should`` matches."""
 
     should: tuple[Node, ...]

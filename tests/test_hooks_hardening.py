@@ -124,6 +124,28 @@ def test_a_hook_for_bob_cannot_write_into_alices_session(
     assert pending_files(load_settings()) == []
 
 
+def test_naming_another_users_transcript_injects_none_of_their_context(
+    tmp_path: Path, graph: SessionsGraph
+) -> None:
+    """The mid-session exception records alice's own transcript into alice's
+    session; it must never answer bob's hook with alice's context."""
+    project = tmp_path / "orion"
+    (project / ".git").mkdir(parents=True)
+    mine = ClaudeTranscript(tmp_path / "alice.jsonl", "alice-s1", cwd=str(project))
+    mine.user("The orion launch code is tangerine")
+    start = claude_payload("SessionStart", "alice-s1", mine.path, source="startup")
+    assert_quiet(hook(start.replace("/home/dev/project", str(project))))
+    graph.save_memory("alice", "orion launch code: tangerine", session_id="alice-s1")
+    for event, extra in (("SessionStart", {"source": "resume"}), ("UserPromptSubmit", {})):
+        payload = claude_payload(event, "alice-s1", mine.path, prompt="orion launch code?", **extra)
+        result = hook(payload.replace("/home/dev/project", str(project)), env=as_user("bob"))
+        assert (result.returncode, result.stdout) == (0, ""), result.stdout
+        assert "tangerine" not in result.stderr
+    # Alice's own hook still gets her context (the look-up works at all).
+    own = claude_payload("SessionStart", "alice-s2", None, source="startup")
+    assert "tangerine" in hook(own.replace("/home/dev/project", str(project))).stdout
+
+
 def test_a_user_id_change_right_after_session_start_still_records_the_session(
     tmp_path: Path, graph: SessionsGraph
 ) -> None:

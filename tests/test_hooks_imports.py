@@ -35,6 +35,12 @@ FORBIDDEN = (
 )
 
 
+#: Standard-library modules a capture-only event has no use for, each several
+#: milliseconds of a hook's start-up: ``dataclasses`` (it imports ``inspect``,
+#: ``ast``, ``dis``...), the TOML parser without a config file, ``uuid``,
+#: and ``hashlib`` when no action id is derived.
+CAPTURE_NEVER_LOADS = frozenset({"dataclasses", "inspect", "tomllib", "uuid", "hashlib"})
+
 #: What the injecting events may load from the list above: the secret
 #: redactor (pure ``re``), and with it its package's ``__init__``, which
 #: imports nothing. The rest of reconciliation stays out.
@@ -86,6 +92,9 @@ def test_hook_imports_nothing_heavy(tmp_path: Path, store_up: bool) -> None:
         if store_up:
             assert "sessions_graph.engines.sqlite" in modules
         assert "sessions_graph.engines.memgraph" not in modules
+        if event in ("Stop", "SessionEnd"):
+            # Capture only: not even the standard library's heavier modules.
+            assert not CAPTURE_NEVER_LOADS & modules, (event, CAPTURE_NEVER_LOADS & modules)
 
 
 def test_injecting_context_imports_nothing_heavy(tmp_path: Path) -> None:

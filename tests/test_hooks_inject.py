@@ -294,3 +294,10 @@ def test_prompt_budget_zero_turns_it_off(tmp_path: Path, project: Path) -> None:
     assert (result.returncode, result.stdout) == (0, "")
     result = hook(_prompt("s-now", project, "orion cache database?"))
     assert "orion cache database choice" in injected(result, "UserPromptSubmit")
+
+
+def test_the_answer_survives_any_locale(tmp_path: Path, project: Path) -> None:
+    past_session(tmp_path, project, "s-uni", [("Café ☕ cache für Orion 東京", "Ja: SQLite ✓")])
+    env = {**os.environ, "PYTHONIOENCODING": "ascii", "LC_ALL": "C"}
+    context = injected(hook(payload("SessionStart", "s-new", project), env), "SessionStart")
+    assert "Café ☕ cache für Orion 東京" in context and "SQLite ✓" in context

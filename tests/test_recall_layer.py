@@ -121,11 +121,11 @@ def test_plain_json_matches_the_models(tmp_path: Path) -> None:
     assert json.loads(to_json(plain)) == json.loads(graph.recall("alice", "gc pauses").to_json())
 
 
-def test_common_terms_score_rows_but_do_not_select_them(
+def test_common_terms_are_left_out_when_others_remain(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """FTS5 ranks every row a query matches: a word in most turns must not
-    make recall rank the whole index."""
+    """bm25 reads the whole document list of every phrase asked: a word in
+    most turns must not make recall read the whole index."""
     from sessions_graph.engines import sqlite as embedded
 
     monkeypatch.setattr(embedded, "COMMON_TURN_DOCS", 3)

@@ -231,3 +231,16 @@ def test_named_entities_come_from_the_optional_model(graph: SessionsGraph) -> No
     assert found.get("Priya Raman") == "person" and found.get("Tom Becker") == "person"
     assert found.get("Acme Logistics") == "organization"
     assert found.get("Frankfurt") == "location"
+
+
+def test_the_setting_chooses_and_the_option_overrides_it() -> None:
+    from sessions_graph.reconcile.pipeline import RunOptions, choose_extractor
+    from sessions_graph.settings import Settings
+
+    llm = ScriptedLLM()
+    assert choose_extractor(Settings(), RunOptions()) == "local"
+    assert choose_extractor(Settings(), RunOptions(), llm) == "llm"
+    assert choose_extractor(Settings(openai_api_key="sk-x"), RunOptions()) == "llm"
+    assert choose_extractor(Settings(extractor="local"), RunOptions(), llm) == "local"
+    assert choose_extractor(Settings(extractor="local"), RunOptions(extractor="llm")) == "llm"
+    assert choose_extractor(Settings(extractor="llm"), RunOptions(extractor="auto")) == "local"

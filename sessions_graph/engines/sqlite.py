@@ -65,8 +65,12 @@ from sessions_graph.recall.text import TURN_RADIUS, turn_documents
 from sessions_graph.validation import check_workspace
 
 #: A recall term found in more turn documents than this is a common term
-#: (``SQLiteEngine._turn_match``): it scores rows but does not select them.
-COMMON_TURN_DOCS = 2000
+#: (``SQLiteEngine._turn_match``), left out of the search when others remain.
+COMMON_TURN_DOCS = 1000
+#: When even the least common terms select more documents than that, only
+#: the newest this many of them are ranked: a question of only very common
+#: words trades older matches for a bounded time.
+RANKED_TURN_DOCS = 5000
 
 #: How long a writer waits for the lock before giving up, in milliseconds.
 BUSY_TIMEOUT_MS = 30_000
@@ -1332,48 +1336,73 @@ class SQLiteEngine(Engine):
         if not terms:
             return []
         match = self._turn_match(terms)
-        # ORDER BY rank alone lets FTS5 hand rows over ranked (bm25 with the
-        # column weights set in the migration) and stop at the limit.
+        if match is None:
+            return []
+        # Only very common words asked, and still too many rows to rank
+        # fast: rank the newest RANKED_TURN_DOCS of them, which FTS5 reads
+        # from a rowid bound without touching older ones.
+        first = 0
+        if self._count_turns(match) > COMMON_TURN_DOCS:
+            first = self._read(
+                "SELECT min(rowid) FROM (SELECT rowid FROM turns_fts WHERE turns_fts MATCH ?"
+                " ORDER BY rowid DESC LIMIT ?)",
+                (match, RANKED_TURN_DOCS),
+            )[0][0]
         rows = self._read(
             "SELECT d.action_id, d.session_id, d.action_type,"
             " coalesce(d.timestamp, s.started_at) AS timestamp, -turns_fts.rank AS score"
             " FROM turns_fts JOIN turn_docs d ON d.rowid = turns_fts.rowid"
             " JOIN sessions s ON s.session_id = d.session_id"
-            " WHERE turns_fts MATCH :match AND d.user_id = :user_id"
+            " WHERE turns_fts MATCH :match AND turns_fts.rowid >= :first"
+            " AND d.user_id = :user_id"
             f"{_TURN_FILTERS} ORDER BY turns_fts.rank LIMIT :limit",
-            {"match": match, "user_id": user_id, "limit": limit, **_turn_filter_params(filters)},
+            {
+                "match": match,
+                "first": first,
+                "user_id": user_id,
+                "limit": limit,
+                **_turn_filter_params(filters),
+            },
         )
         return [dict(r) for r in rows]
 
-    def _turn_match(self, terms: Sequence[Sequence[str]]) -> str:
-        """The MATCH expression for recall's terms, in the manner of a
-        common-terms query: FTS5 computes bm25 for every row a query matches,
-        and a word found in a large share of the turns (with its neighbours'
-        text, "error" or "test" can be in most of them) would make it rank
-        nearly the whole index. So rows must hold one of the less common
-        terms, and the common ones only add to those rows' scores (bm25 sees
-        every phrase of the expression). Without any less common term, the
-        least common one plays that part."""
+    def _turn_match(self, terms: Sequence[Sequence[str]]) -> str | None:
+        """The MATCH expression for recall's terms, leaving out common ones.
+
+        Ranking with bm25 costs, besides every matched row, one pass over
+        the whole document list of each phrase of the query (its document
+        frequency), and with its neighbours' text a word such as "error" or
+        "test" is in most turn documents. So a term found in more than
+        ``COMMON_TURN_DOCS`` documents is left out: it would cost the most
+        and weigh the least. With nothing but common terms, the least common
+        ones are AND-ed until they select few enough rows (or no further
+        term narrows them). None when no term is in the index at all."""
         # Tokens are letters and digits only, so quoting each phrase is safe.
-        phrases = ['"' + " ".join(t) + '"' for t in terms]
-        counted = []
-        for phrase in phrases:
-            row = self._read(
-                "SELECT count(*) FROM (SELECT 1 FROM turns_fts WHERE turns_fts MATCH ? LIMIT ?)",
-                (phrase, COMMON_TURN_DOCS + 1),
-            )
-            counted.append((row[0][0], phrase))
+        counted = sorted(
+            (n, phrase)
+            for phrase in dict.fromkeys('"' + " ".join(t) + '"' for t in terms)
+            if (n := self._count_turns(phrase))
+        )
+        if not counted:
+            return None
         rare = [p for n, p in counted if n <= COMMON_TURN_DOCS]
-        common = [p for n, p in counted if n > COMMON_TURN_DOCS]
-        if not common:
+        if rare:
             return " OR ".join(rare)
-        if not rare:
-            rare = [min(counted)[1]]
-            common.remove(rare[0])
-            if not common:
-                return rare[0]
-        required = " OR ".join(rare)
-        return f"({required}) AND ({required} OR {' OR '.join(common)})"
+        chosen = [counted[0][1]]
+        for _, phrase in counted[1:]:
+            if self._count_turns(" AND ".join(chosen)) <= COMMON_TURN_DOCS:
+                break
+            if self._count_turns(" AND ".join([*chosen, phrase])):
+                chosen.append(phrase)  # else: together they select nothing
+        return " AND ".join(chosen)
+
+    def _count_turns(self, match: str) -> int:
+        """How many turn documents ``match`` selects, counted up to one more
+        than ``COMMON_TURN_DOCS`` (all a caller needs to know, and cheap)."""
+        return self._read(
+            "SELECT count(*) FROM (SELECT 1 FROM turns_fts WHERE turns_fts MATCH ? LIMIT ?)",
+            (match, COMMON_TURN_DOCS + 1),
+        )[0][0]
 
     def turn_windows(self, user_id: str, action_ids: Sequence[str], radius: int) -> list[Record]:
         if not action_ids:

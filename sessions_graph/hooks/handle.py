@@ -81,7 +81,8 @@ class Outcome:
         self.added = 0
         self.foreign = 0  # skipped: recorded by another session first (a resumed session)
         self.reread = False  # the transcript no longer matched its cursor: read again
-        self.user_id: str | None = None  # whom the event was recorded for (and context is for)
+        # Whom context is for: the hook's own user, or None (see handle_payload).
+        self.user_id: str | None = None
         self.warnings: list[str] = []
 
     def summary(self) -> str:
@@ -122,8 +123,12 @@ def handle_payload(graph: SessionsGraph, settings: Settings, payload: Any, user_
     transcript = payload.get("transcript_path")
     source = _source(transcript) if transcript else None
     cursor = graph.import_cursor_state(session_id)
-    user_id = _acting_user(graph, session_id, user_id, source, cursor)
-    outcome.user_id = user_id
+    acting = _acting_user(graph, session_id, user_id, source, cursor)
+    # Context goes only to the hook's own user: an event recorded for the
+    # session's owner (naming the owner's transcript, see above) gets none,
+    # so that no hook can read another user's context by naming their file.
+    outcome.user_id = acting if acting == user_id else None
+    user_id = acting
     if event in ("SessionStart", "agent-turn-complete"):
         graph.record_session_start(
             session_id, user_id=user_id, cwd=cwd, project_key=project_key(cwd)

@@ -70,9 +70,10 @@ _TOKEN = re.compile(r"[^\W_]+")
 
 def hook_output(event: str, context: str) -> str:
     """The JSON object the runtime reads from the hook's stdout."""
+    # ASCII escapes: the runtime decodes them, and no locale of the hook
+    # process can fail to encode the answer.
     return json.dumps(
-        {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}},
-        ensure_ascii=False,
+        {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
     )
 
 

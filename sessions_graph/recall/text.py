@@ -70,7 +70,7 @@ def index_text(text: str) -> str:
     # no text has CJK or a run of 41 letters without a space.
     if not text.isascii():
         text = "".join(f" {c} " if is_cjk(c) else c for c in text)
-    if any(len(chunk) > MAX_TOKEN_CHARS for chunk in text.split()):
+    if len(text) > MAX_TOKEN_CHARS and max(map(len, text.split()), default=0) > MAX_TOKEN_CHARS:
         text = _LONG.sub(lambda m: " ".join(_pieces(m.group())), text)
     return text
 

@@ -102,6 +102,17 @@ def load_model(*, quiet: bool = False) -> Any:
         return None
 
 
+def _looks_like_code(name: str) -> bool:
+    """Names the model tags that are not names: camel-case identifiers
+    (``APIRouter``), short acronyms (``TTL``, ``HTML``, ``SRE``) and names with a
+    version in them (``Werkzeug 3.0``: the patterns give it as a version)."""
+    if " " not in name and _CAMEL.match(name):
+        return True
+    if name.isupper() and len(name) <= 4:
+        return True
+    return any(c.isdigit() for c in name)
+
+
 def entities(model: Any, texts: list[str]) -> list[list[tuple[str, str]]]:
     """``(name, type)`` pairs per text, in the vocabulary's types."""
     out: list[list[tuple[str, str]]] = []
@@ -112,9 +123,7 @@ def entities(model: Any, texts: list[str]) -> list[list[tuple[str, str]]]:
         for ent in doc.ents:
             kind = LABELS.get(ent.label_)
             name = " ".join(ent.text.split()).strip(" .,:;'\"()")
-            if kind and len(name) > 1 and name[0].isupper() and not (
-                " " not in name and _CAMEL.match(name)
-            ):
+            if kind and len(name) > 1 and name[0].isupper() and not _looks_like_code(name):
                 found.append((name.removesuffix("'s"), kind))
         out.append(found)
     return out

@@ -156,6 +156,11 @@ _RAN_PHRASE = re.compile(
     r"\b(?:[Rr]an|[Rr]un|[Rr]unning|[Ee]xecuted?|[Tt]ry|[Tt]ried|[Uu]se|[Uu]sed)\s*:?\s+"
     r"`([^`\n]{1,200})`"
 )
+#: An install command inside a sentence: the installer's name is no English word.
+_INSTALL_PHRASE = re.compile(
+    r"\b(?:pip3?|pipx|npm|yarn|pnpm|cargo|brew|apt-get|gem|poetry|uv) (?:install|add|get)"
+    r"(?: +-{1,2}[\w-]+)* +[@\w][\w.@/=<>~^-]*[\w@]"  # in a sentence, only the first name
+)
 _SEGMENT_SPLIT = re.compile(r"\s*(?:&&|\|\||;|\||\$\(|`)\s*")
 _ENV_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
 _WORD = re.compile(r"^[a-z][\w.+-]*$")
@@ -339,6 +344,9 @@ def _commands(text: str, found: Findings, commands: list[str]) -> None:
             _command(line.lstrip("$ "), found)
     for match in _PROMPT_LINE.finditer(text):
         _command(match.group(1), found)
+    if " install" in text or " add " in text or " get " in text:
+        for match in _INSTALL_PHRASE.finditer(text):  # "fix it with brew install x"
+            _command(match.group(0), found)
     for match in _FENCE.finditer(text) if "```" in text else ():
         for line in match.group(1).splitlines():
             line = line.strip()
@@ -438,8 +446,9 @@ _PY_IMPORT = re.compile(
 _STDLIB_CALL = re.compile(r"(?<![\w.])([a-z_][a-z0-9_]*)\.[A-Za-z_][\w.]*\(")
 _PY_FROM = re.compile(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+import\b", re.MULTILINE)
 _JS_IMPORT = re.compile(
-    r"(?:\bimport\s+(?:type\s+)?(?:[\w*{}\s,$]+\s+from\s+)?|\brequire\(\s*|\bimport\(\s*"
-    r"|^\s*export\s+[\w*{}\s,]+\s+from\s+)['\"]([^'\"\s]+)['\"]",
+    # Bounded repeats: "import import import ..." must not make it quadratic.
+    r"(?:\bimport\s+(?:type\s+)?(?:[\w*{}\s,$]{1,300}?\s+from\s+)?|\brequire\(\s*|\bimport\(\s*"
+    r"|^\s*export\s+[\w*{}\s,]{1,300}?\s+from\s+)['\"]([^'\"\s]+)['\"]",
     re.MULTILINE,
 )
 _RUST_USE = re.compile(r"^[ \t]*(?:pub\s+)?use\s+(\w+)::|\bextern\s+crate\s+(\w+)", re.MULTILINE)
@@ -591,7 +600,10 @@ def _manifests(text: str, found: Findings) -> None:
                 found.add(f"{name.lower()} {version}", "version", "pip output")
     pip = "Collecting" in text or "Requirement" in text or "Downloading" in text
     for match in _PIP_COLLECTING.finditer(text) if pip else ():
-        found.add(match.group(1).lower(), "package", "pip output")
+        name = match.group(1)
+        if name.endswith((".whl", ".tar", ".zip")):  # Downloading x-1.2-py3-none-any.whl
+            name = name.split("-", 1)[0]
+        found.add(name.lower(), "package", "pip output")
     for match in _NPM_AT.finditer(text) if "@" in text else ():
         name = match.group(1)
         if name.rsplit(".", 1)[-1] in FILE_EXTENSIONS:
@@ -893,11 +905,11 @@ def _word_lists(text: str, found: Findings) -> None:
         word = match.group(1).rstrip(".-+")
         if word in _PROSE_TOOLS:
             found.add_weak(word, "tool", "named tool")
-        elif word in KNOWN_PACKAGES:
-            found.add_weak(word, "package", "named package")
         elif word in KNOWN_PRODUCTS:
             kind = "organization" if word in KNOWN_ORGANIZATIONS else "product"
             found.add_weak(word, kind, "named product")
+        elif word in KNOWN_PACKAGES or (word.istitle() and word.lower() in KNOWN_PACKAGES):
+            found.add_weak(word.lower(), "package", "named package")
 
 
 def extract_patterns(text: str) -> Findings:
