@@ -99,7 +99,7 @@ def test_recorded_actions_get_their_documents_in_the_same_transaction() -> None:
         "tool_use_id": None,
         "is_error": False,
     }
-    assert engine.add_actions("s", "alice", [action]) == 1
+    assert engine.add_actions("s", "alice", [action]).added == 1
     writes = [s for s in driver.sent if s.statement == load("recall/set_documents")]
     assert len(writes) == 1 and not writes[0].auto_commit
     documents = {d["action_id"]: d for d in writes[0].params["documents"]}
