@@ -127,3 +127,36 @@ def test_without_the_sdk_the_import_says_what_to_install() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert "pip install 'sessions-graph[memory-tool]'" in result.stdout
+
+
+def test_the_cli_lists_files_and_their_versions(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    db = tmp_path / "cli.db"
+    with SessionsGraph(db=str(db)) as graph:
+        graph.setup()
+        tool = SessionsGraphMemoryTool(graph, user_id="alice", session_id="s-1")
+        tool.call({"command": "create", "path": "/memories/prefs.md", "file_text": "tabs\n"})
+        tool.call(
+            {"command": "str_replace", "path": "/memories/prefs.md", "old_str": "tabs",
+             "new_str": "spaces"}
+        )
+    script = str(Path(sys.executable).parent / "sessions-graph")
+
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [script, "--db", str(db), "memory", *args, "--user", "alice"],
+            capture_output=True, text=True, timeout=120,
+        )
+
+    listed = json.loads(cli("files", "--json").stdout)
+    assert [(f["path"], f["version"]) for f in listed] == [("/memories/prefs.md", 2)]
+    kept = json.loads(cli("versions", "/memories/prefs.md", "--json").stdout)
+    assert [(v["version"], v["content"], v["session_id"]) for v in kept] == [
+        (2, "spaces\n", "s-1"),
+        (1, "tabs\n", "s-1"),
+    ]
+    for bad in ("/memories/none.md", "/etc/passwd"):
+        refused = cli("versions", bad)
+        assert refused.returncode == 1 and refused.stderr.count("\n") == 1

@@ -108,9 +108,18 @@ def status(as_json: bool = typer.Option(False, "--json", help="Machine-readable 
 
 
 def _register_commands() -> None:
-    from sessions_graph.cli import config, history, hooks, mcp, memory, recall, reconcile
+    from sessions_graph.cli import (
+        config,
+        history,
+        hooks,
+        mcp,
+        memory,
+        memory_files,
+        recall,
+        reconcile,
+    )
 
-    for module in (memory, config, hooks, reconcile, history, recall, mcp):
+    for module in (memory, config, hooks, reconcile, history, recall, mcp, memory_files):
         module.register(app)
 
 
