@@ -298,3 +298,27 @@ def test_without_the_mcp_extra_only_the_hooks_are_installed(tmp_path: Path) -> N
     assert "pip install 'sessions-graph[mcp]'" in result.stderr
     assert not (tmp_path / ".mcp.json").exists()
     assert "Stop" in json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]
+
+
+def test_an_older_plain_registration_of_ours_is_updated(tmp_path: Path) -> None:
+    import tomllib
+
+    config = tmp_path / ".mcp.json"
+    old = {"type": "stdio", "command": "/old/venv/bin/sessions-graph", "args": ["mcp"], "env": {}}
+    config.write_text(json.dumps({"mcpServers": {MCP_SERVER_NAME: old, "x": {"command": "y"}}}))
+    entry = mcp_server_entry()
+    assert register_mcp_json(config, entry)[0].startswith(f"mcpServers.{MCP_SERVER_NAME}: updated")
+    servers = json.loads(config.read_text())["mcpServers"]
+    assert servers == {MCP_SERVER_NAME: entry, "x": {"command": "y"}}
+
+    toml = tmp_path / "config.toml"
+    toml.write_text(
+        '[mcp_servers.sessions-graph]\ncommand = "/old/venv/bin/sessions-graph"\n'
+        'args = ["mcp"]\n\n[other]\nk = 1\n'
+    )
+    changes = register_codex_mcp(toml, "/new/bin/sessions-graph", ["mcp"])
+    assert changes[0].startswith(f"[mcp_servers.{MCP_SERVER_NAME}]: updated")
+    assert tomllib.loads(toml.read_text()) == {
+        "mcp_servers": {MCP_SERVER_NAME: {"command": "/new/bin/sessions-graph", "args": ["mcp"]}},
+        "other": {"k": 1},
+    }
