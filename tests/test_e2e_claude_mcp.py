@@ -88,3 +88,17 @@ def test_uninstall_takes_the_server_away(claude_code: ClaudeCode) -> None:
     api.then(text("No memory tools here."))
     claude_code.run("hello again", project)
     assert "mcp__sessions-graph__" not in _offered(api.conversation[-1])
+
+
+def test_project_scope_registration_is_read_from_the_projects_mcp_json(
+    claude_code: ClaudeCode,
+) -> None:
+    _blocking(claude_code)
+    project = _project(claude_code)
+    installed = claude_code.sessions_graph("install-hooks", "--project", str(project))
+    assert installed.returncode == 0, installed.stderr
+    assert not (claude_code.home / ".claude.json").exists()  # nothing at user scope
+    api = claude_code.api
+    api.then(text("Hello."))
+    claude_code.run("hello", project)
+    assert "mcp__sessions-graph__recall" in _offered(api.conversation[-1])
