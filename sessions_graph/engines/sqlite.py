@@ -24,11 +24,13 @@ columns, PRODUCED_MEMORY is ``memories.session_id``, HAS_ACTION is
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -291,6 +293,31 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX sessions_by_project ON sessions(user_id, project_key, started_at DESC);
     """,
+    # 8: how many secrets redaction took out of each action's text when it
+    # was recorded (actions recorded before this version: 0, text as it was).
+    """
+    ALTER TABLE actions ADD COLUMN redactions INTEGER NOT NULL DEFAULT 0;
+    """,
+    # 9: memory files (the Anthropic memory tool): a Memory at a path, unique per
+    # user, with its newest versions. Both go with their Memory (cascade).
+    """
+    CREATE TABLE memory_files (
+        memory_id TEXT PRIMARY KEY REFERENCES memories(memory_id) ON DELETE CASCADE,
+        user_id   TEXT NOT NULL,
+        path      TEXT NOT NULL,
+        version   INTEGER NOT NULL,
+        UNIQUE (user_id, path)
+    );
+    CREATE TABLE memory_file_versions (
+        memory_id  TEXT NOT NULL REFERENCES memories(memory_id) ON DELETE CASCADE,
+        version    INTEGER NOT NULL,
+        path       TEXT NOT NULL,
+        content    TEXT NOT NULL,
+        session_id TEXT,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (memory_id, version)
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -301,7 +328,8 @@ _SESSION_COLUMNS = (
     " reconciled_at, reconciliation_error, last_summary, content_version, action_count"
 )
 _ACTION_COLUMNS = (
-    "action_id, session_id, seq, action_type, text, timestamp, tool_name, tool_use_id, is_error"
+    "action_id, session_id, seq, action_type, text, timestamp, tool_name, tool_use_id, is_error,"
+    " redactions"
 )
 # A write that changes a session's content: bump its version and send a
 # finished reconciliation back to the queue (a running one is sent back by
@@ -357,7 +385,8 @@ class SQLiteEngine(Engine):
         self._busy_ms = self._wait_ms()
         self._checkpoint_on_close = checkpoint_on_close
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _create_private(self.path)
+            _writable_sidecars(self.path)
             self._conn = sqlite3.connect(
                 self.path,
                 timeout=self._busy_ms / 1000,
@@ -392,18 +421,24 @@ class SQLiteEngine(Engine):
                     self._conn.execute(f"PRAGMA busy_timeout = {busy}")
                     self._busy_ms = busy
                 self._conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
+            except sqlite3.Error as exc:
                 raise _store_error(exc, self.path) from None
             try:
                 yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            try:
                 self._conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                self._conn.execute("ROLLBACK")
+            except sqlite3.Error as exc:  # the driver's words, as the package's error
+                self._rollback()
                 raise _store_error(exc, self.path) from None
+            except BaseException:
+                self._rollback()
+                raise
+
+    def _rollback(self) -> None:
+        # SQLite may have rolled back already (an I/O error, a full disk); a
+        # second rollback's error must not hide the first one.
+        if self._conn.in_transaction:
+            with suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
 
     def _wait_ms(self) -> int:
         """How long the next write may wait for the lock."""
@@ -491,6 +526,25 @@ class SQLiteEngine(Engine):
             "schema_version": version,
             "counts": counts,
         }
+
+    def user_counts(self, user_id: str) -> Record:
+        row = self._read(
+            "WITH units(kind, id) AS ("
+            "   SELECT 'action', a.action_id FROM actions a"
+            "   JOIN sessions s ON s.session_id = a.session_id WHERE s.user_id = ?"
+            "   UNION ALL SELECT 'memory', memory_id FROM memories WHERE user_id = ?),"
+            " user_chunks(hash) AS ("
+            "   SELECT DISTINCT uc.chunk_hash FROM unit_chunks uc"
+            "   JOIN units u ON uc.unit_kind = u.kind AND uc.unit_id = u.id)"
+            " SELECT (SELECT count(*) FROM sessions WHERE user_id = ?) AS sessions,"
+            " (SELECT count(*) FROM units WHERE kind = 'action') AS actions,"
+            " (SELECT count(*) FROM units WHERE kind = 'memory') AS memories,"
+            " (SELECT count(*) FROM user_chunks) AS chunks,"
+            " (SELECT count(DISTINCT m.entity_id) FROM mentions m"
+            "   JOIN user_chunks c ON c.hash = m.chunk_hash) AS entities",
+            (user_id, user_id, user_id),
+        )
+        return dict(row[0])
 
     # -- memories --------------------------------------------------------------
     def _ensure_user(self, conn: sqlite3.Connection, user_id: str, now: str) -> None:
@@ -662,7 +716,7 @@ class SQLiteEngine(Engine):
             added = 0
             for action in actions:
                 cursor = conn.execute(
-                    f"INSERT INTO actions({_ACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    f"INSERT INTO actions({_ACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                     " ON CONFLICT(action_id) DO NOTHING",
                     (
                         action["action_id"],
@@ -674,6 +728,7 @@ class SQLiteEngine(Engine):
                         action.get("tool_name"),
                         action.get("tool_use_id"),
                         int(bool(action.get("is_error"))),
+                        int(action.get("redactions") or 0),
                     ),
                 )
                 added += cursor.rowcount
@@ -781,6 +836,197 @@ class SQLiteEngine(Engine):
                 " WHERE session_id = ?",
                 (source, offset, fingerprint, session_id),
             )
+
+    # -- pages and memory files ---------------------------------------------------
+    def get_actions_page(self, session_id: str, offset: int, limit: int) -> list[Record]:
+        rows = self._read(
+            # seq numbers are consecutive from 0: a page is a range of them.
+            f"SELECT {_ACTION_COLUMNS} FROM actions WHERE session_id = ?"
+            " AND seq >= ? AND seq < ? ORDER BY seq",
+            (session_id, offset, offset + limit),
+        )
+        return [_action_record(r) for r in rows]
+
+    def get_memory_file(self, user_id: str, path: str) -> Record | None:
+        rows = self._read(
+            f"SELECT {', '.join('m.' + c for c in _MEMORY_COLUMNS.split(', '))}, f.path, f.version"
+            " FROM memory_files f JOIN memories m ON m.memory_id = f.memory_id"
+            " WHERE f.user_id = ? AND f.path = ?",
+            (user_id, path),
+        )
+        return dict(rows[0]) if rows else None
+
+    def list_memory_files(self, user_id: str, prefix: str) -> list[Record]:
+        rows = self._read(
+            "SELECT f.path, f.memory_id, length(m.content) AS size, m.updated_at, f.version"
+            " FROM memory_files f JOIN memories m ON m.memory_id = f.memory_id"
+            f" WHERE f.user_id = ? AND {_AT_OR_UNDER} ORDER BY f.path",
+            (user_id, prefix, prefix, prefix),
+        )
+        return [dict(r) for r in rows]
+
+    @staticmethod
+    def _file_conflict(
+        conn: sqlite3.Connection, user_id: str, path: str, parents: Sequence[str]
+    ) -> str | None:
+        """Why no file may be put at ``path`` now, or None."""
+        if conn.execute(
+            "SELECT 1 FROM memory_files WHERE user_id = ? AND path = ?", (user_id, path)
+        ).fetchone():
+            return "exists"
+        if conn.execute(
+            f"SELECT 1 FROM memory_files f WHERE f.user_id = ? AND {_AT_OR_UNDER} LIMIT 1",
+            (user_id, path, path, path),
+        ).fetchone():
+            return "directory"
+        if parents and conn.execute(
+            "SELECT 1 FROM memory_files WHERE user_id = ?"
+            " AND path IN (SELECT value FROM json_each(?))",
+            (user_id, json.dumps(list(parents))),
+        ).fetchone():
+            return "parent"
+        return None
+
+    @staticmethod
+    def _keep_version(
+        conn: sqlite3.Connection, row: Record, version: int, session_id: str | None, keep: int
+    ) -> None:
+        conn.execute(
+            "INSERT INTO memory_file_versions(memory_id, version, path, content, session_id,"
+            " created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (row["memory_id"], version, row["path"], row["content"], session_id, row["updated_at"]),
+        )
+        conn.execute(
+            "DELETE FROM memory_file_versions WHERE memory_id = ? AND version <= ?",
+            (row["memory_id"], version - keep),
+        )
+
+    def create_memory_file(
+        self, memory: Record, path: str, parents: Sequence[str], keep_versions: int
+    ) -> str:
+        with self._write() as conn:
+            conflict = self._file_conflict(conn, memory["user_id"], path, parents)
+            if conflict:
+                return conflict
+            self._ensure_user(conn, memory["user_id"], memory["created_at"])
+            if memory["session_id"]:
+                self._ensure_session(
+                    conn, memory["session_id"], memory["user_id"], memory["created_at"]
+                )
+                conn.execute(_TOUCH_SESSION, (memory["session_id"],))
+            conn.execute(
+                f"INSERT INTO memories({_MEMORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+                tuple(memory[k] for k in _MEMORY_COLUMNS.split(", ")),
+            )
+            conn.execute(
+                "INSERT INTO memory_files(memory_id, user_id, path, version) VALUES (?, ?, ?, 1)",
+                (memory["memory_id"], memory["user_id"], path),
+            )
+            self._keep_version(
+                conn, {**memory, "path": path}, 1, memory["session_id"], keep_versions
+            )
+            return "created"
+
+    def write_memory_file(
+        self,
+        user_id: str,
+        path: str,
+        content: str,
+        session_id: str | None,
+        updated_at: str,
+        expected_version: int,
+        keep_versions: int,
+    ) -> Record | None:
+        with self._write() as conn:
+            row = conn.execute(
+                "UPDATE memory_files SET version = version + 1"
+                " WHERE user_id = ? AND path = ? AND version = ? RETURNING memory_id, version",
+                (user_id, path, expected_version),
+            ).fetchone()
+            if row is None:
+                return None
+            memory_id, version = row
+            if session_id:
+                self._ensure_session(conn, session_id, user_id, updated_at)
+            owner_session = conn.execute(
+                "UPDATE memories SET content = ?, updated_at = ? WHERE memory_id = ?"
+                " RETURNING session_id",
+                (content, updated_at, memory_id),
+            ).fetchone()[0]
+            if owner_session:
+                conn.execute(_TOUCH_SESSION, (owner_session,))
+            written = {"memory_id": memory_id, "path": path, "content": content}
+            self._keep_version(
+                conn, {**written, "updated_at": updated_at}, version, session_id, keep_versions
+            )
+        return self.get_memory_file(user_id, path)
+
+    def delete_memory_files(self, user_id: str, path: str) -> int:
+        with self._write() as conn:
+            rows = conn.execute(
+                f"SELECT f.memory_id FROM memory_files f WHERE f.user_id = ? AND {_AT_OR_UNDER}",
+                (user_id, path, path, path),
+            ).fetchall()
+            ids = [r[0] for r in rows]
+            for memory_id in ids:
+                session = conn.execute(
+                    "DELETE FROM memories WHERE memory_id = ? RETURNING session_id", (memory_id,)
+                ).fetchone()[0]
+                if session:
+                    conn.execute(_TOUCH_SESSION, (session,))
+            return len(ids)
+
+    def rename_memory_files(
+        self,
+        user_id: str,
+        old_path: str,
+        new_path: str,
+        parents: Sequence[str],
+        session_id: str | None,
+        updated_at: str,
+        keep_versions: int,
+    ) -> str:
+        with self._write() as conn:
+            moving = conn.execute(
+                "SELECT f.memory_id, f.path, f.version, m.content FROM memory_files f"
+                " JOIN memories m ON m.memory_id = f.memory_id"
+                f" WHERE f.user_id = ? AND {_AT_OR_UNDER}",
+                (user_id, old_path, old_path, old_path),
+            ).fetchall()
+            if not moving:
+                return "missing"
+            conflict = self._file_conflict(conn, user_id, new_path, parents)
+            if conflict:
+                return "exists" if conflict == "directory" else conflict
+            if session_id:
+                self._ensure_session(conn, session_id, user_id, updated_at)
+            for memory_id, path, version, content in moving:
+                moved = new_path + path[len(old_path) :]
+                conn.execute(
+                    "UPDATE memory_files SET path = ?, version = ? WHERE memory_id = ?",
+                    (moved, version + 1, memory_id),
+                )
+                conn.execute(
+                    "UPDATE memories SET updated_at = ? WHERE memory_id = ?",
+                    (updated_at, memory_id),
+                )
+                row = {
+                    "memory_id": memory_id,
+                    "path": moved,
+                    "content": content,
+                    "updated_at": updated_at,
+                }
+                self._keep_version(conn, row, version + 1, session_id, keep_versions)
+            return "renamed"
+
+    def memory_file_versions(self, user_id: str, path: str, limit: int) -> list[Record]:
+        rows = self._read(
+            "SELECT v.version, v.path, v.content, v.session_id, v.created_at"
+            " FROM memory_files f JOIN memory_file_versions v ON v.memory_id = f.memory_id"
+            " WHERE f.user_id = ? AND f.path = ? ORDER BY v.version DESC LIMIT ?",
+            (user_id, path, limit),
+        )
+        return [dict(r) for r in rows]
 
     # == reconciliation ==
     # Session claims are a (claim_owner, claim_expires_at, claim_version)
@@ -1261,6 +1507,10 @@ class SQLiteEngine(Engine):
         return {**{k: before[k] - after[k] for k in before}, "users": users}
 
 
+#: A memory file's path is the prefix, or the file is under it (parameters:
+#: prefix three times). '/' sorts just before '0', so the range is "prefix/...".
+_AT_OR_UNDER = "(f.path = ? OR (f.path > ? || '/' AND f.path < ? || '0'))"
+
 # A session's chunks in unit order (its actions by seq, then its memories by
 # creation), one row per link; parameters: session_id, session_id.
 #: The table holding each kind of reconcilable unit.
@@ -1299,6 +1549,37 @@ def _turn_filter_params(filters: Record) -> dict[str, Any]:
     }
 
 
+def _create_private(path: Path) -> None:
+    """Create the database's directory (0700) and the file itself (0600) if
+    they do not exist: they hold every session, and SQLite gives the -wal and
+    -shm files it creates the database file's mode. Existing ones keep theirs
+    (a file shared on purpose stays shared)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    if not path.is_file():  # /dev/null, a directory, a FIFO: SQLite's errors say little
+        raise StoreUnavailableError(f"{path} is not a regular file: the database must be one")
+
+
+def _writable_sidecars(path: Path) -> None:
+    """Give our -wal / -shm files the database file's mode back when they
+    lost write permission but the file has it: SQLite creates them with the
+    file's mode, so a period with a read-only file leaves them 0444, and
+    every writer after it would fail on them."""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return
+    if not mode & stat.S_IWUSR:
+        return  # still read-only: nothing to give back
+    for suffix in ("-wal", "-shm"):
+        sidecar = path.with_name(path.name + suffix)
+        with suppress(OSError):
+            info = os.stat(sidecar)
+            if info.st_uid == os.getuid() and not info.st_mode & stat.S_IWUSR:
+                os.chmod(sidecar, mode)
+
+
 def _statements(script: str) -> list[str]:
     """Split a migration script into statements (triggers contain ';')."""
     statements, buffer = [], ""
@@ -1311,7 +1592,11 @@ def _statements(script: str) -> list[str]:
 
 
 def _store_error(exc: sqlite3.Error, path: Path) -> StoreError:
-    message = str(exc)
+    message = " ".join(str(exc).split())
+    if "no such table" in message:
+        return StoreError(
+            f"{path} has no sessions-graph schema ({message}): run `sessions-graph setup`"
+        )
     if "database is locked" in message:  # SQLITE_BUSY: the busy timeout ran out
         return StoreBusyError(f"{path} is locked by another process: {message}")
     if "unable to open" in message or "readonly" in message or "disk I/O" in message:
