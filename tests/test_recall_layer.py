@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from sessions_graph.engines.sqlite import MIGRATIONS, SQLiteEngine, _statements
+from sessions_graph.recall import fusion
 from sessions_graph.recall.core import recall
 from sessions_graph.recall.dates import named_windows
 from sessions_graph.recall.render import render
@@ -95,6 +96,24 @@ def test_query_terms_drop_stop_words_and_split_cjk_into_bigrams() -> None:
     assert query_terms("what is it") == [("what",), ("is",), ("it",)]
     assert query_terms("东京寿司") == [("东", "京"), ("京", "寿"), ("寿", "司")]
     assert query_terms("东 x") == [("东",), ("x",)]
+
+
+def test_query_terms_drop_words_that_only_frame_the_question() -> None:
+    assert query_terms("What would Mel likely say about camping?") == [("mel",), ("camping",)]
+    assert query_terms("likely") == [("likely",)]  # nothing else left: kept
+
+
+def test_the_last_places_go_to_sessions_not_shown_yet() -> None:
+    """Ranks 1-5 from session A, 6-13 from B, 14 from C: a session may fill
+    half the list at full score, and from the fifth place before the end on
+    a session already shown counts for less, so C gets a place B would have
+    taken, while the head of the list keeps its order."""
+    ranked = [(f"a{i}", {"session_id": "A"}) for i in range(5)]
+    ranked += [(f"b{i}", {"session_id": "B"}) for i in range(8)]
+    ranked += [("c0", {"session_id": "C"})]
+    keys = [h["session_id"] for h in fusion.fuse({"keyword": ranked}, 10)]
+    assert keys[:8] == ["A"] * 5 + ["B"] * 3
+    assert "C" in keys
 
 
 def test_named_dates_become_windows() -> None:
