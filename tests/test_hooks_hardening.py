@@ -372,3 +372,19 @@ def test_a_long_spool_is_drained_in_the_background_in_order(
     texts = [a.text for a in graph.get_actions("s-1")]
     assert texts == [f"p{n}" for n in range(count)] + ["last"]  # in order, each once
     assert not (settings.spool_dir / "rejected").exists()
+
+
+# -- a state directory the hook cannot use ----------------------------------------------
+def test_a_state_dir_that_is_a_file_still_records_the_event(
+    tmp_path: Path, graph: SessionsGraph
+) -> None:
+    # The spool cannot be read there, but the store is fine: the event is
+    # recorded rather than lost, and the hook stays quiet but for one line.
+    blocker = tmp_path / "state-is-a-file"
+    blocker.write_text("")
+    env = {**os.environ, "SESSIONS_GRAPH_STATE_DIR": str(blocker)}
+    body = {"hook_event_name": "SessionStart", "session_id": "s-nostate", "cwd": str(tmp_path)}
+    result = hook(json.dumps(body), env=env)
+    assert (result.returncode, result.stdout) == (0, "")
+    assert result.stderr.count("\n") <= 1
+    assert graph.get_session("s-nostate") is not None
