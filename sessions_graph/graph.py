@@ -13,8 +13,12 @@ from typing import TYPE_CHECKING, Any
 from sessions_graph.clock import parse_timestamp, utcnow
 from sessions_graph.engines.base import ACTION_TYPES, ActionsAdded, Engine, ImportCursor
 from sessions_graph.errors import ConfigError, MemoryValidationError
+from sessions_graph.redact import redact_counted
 from sessions_graph.settings import Settings, load_settings
 from sessions_graph.validation import (
+    MAX_CONCURRENCY,
+    MAX_LEASE_SECONDS,
+    MIN_LEASE_SECONDS,
     check_content,
     check_id,
     check_limit,
@@ -32,6 +36,9 @@ if TYPE_CHECKING:
 
 #: Largest text stored on one Action, in characters; longer text is cut.
 MAX_ACTION_CHARS = 200_000
+#: How far past that cut redaction reads, so that the cut cannot leave the
+#: head of a secret whose tail no rule then sees.
+_REDACTION_MARGIN = 4096
 
 def _models() -> Any:
     # pydantic costs ~80 ms to import; hooks only write, so they never pay it.
@@ -109,9 +116,17 @@ class SessionsGraph:
     def close(self) -> None:
         self.engine.close()
 
-    def status(self) -> dict[str, Any]:
-        """Engine, location, schema version and counts."""
-        return self.engine.status()
+    def status(self, user_id: str | None = None) -> dict[str, Any]:
+        """Engine, location, schema version and counts: of the whole store, or
+        with ``user_id`` of that user's data only (sessions, actions, memories,
+        and the chunks and entities of their own text)."""
+        info = self.engine.status()
+        if user_id is not None:
+            check_id(user_id, "user_id")
+            info["user_id"] = user_id
+            if info["counts"]:  # the schema is current
+                info["counts"] = self.engine.user_counts(user_id)
+        return info
 
     # -- memories ----------------------------------------------------------
     def save_memory(
@@ -216,7 +231,10 @@ class SessionsGraph:
 
         Each action is a mapping with ``action_id`` and ``action_type`` (one of
         ``ACTION_TYPES``) and optionally ``text``, ``timestamp``, ``tool_name``,
-        ``tool_use_id``, ``is_error``. An ``action_id`` already recorded is
+        ``tool_use_id``, ``is_error``. The text is stored redacted (secrets
+        become ``[REDACTED:kind]``) and cut to ``MAX_ACTION_CHARS``; the
+        action's ``redactions`` counts the secrets that went. An ``action_id``
+        already recorded is
         skipped: in this session (a redelivery), or in another one (an action
         belongs to the session that recorded it first; a resumed or forked
         agent session repeats earlier entries). ``record_actions_report`` also
@@ -499,17 +517,22 @@ def _run_options(
     if entity_workspace is not None:
         check_workspace(entity_workspace)
     if concurrency is not None and (
-        isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1
+        isinstance(concurrency, bool)
+        or not isinstance(concurrency, int)
+        or not 1 <= concurrency <= MAX_CONCURRENCY
     ):
-        raise MemoryValidationError("concurrency must be an integer >= 1")
+        raise MemoryValidationError(f"concurrency must be an integer from 1 to {MAX_CONCURRENCY}")
     if lease_seconds is None:
         lease_seconds = pipeline.DEFAULT_LEASE_SECONDS
-    # A lease is renewed every third of its length: a zero or negative one
-    # would renew in a busy loop and let any other run take the session.
-    if isinstance(lease_seconds, bool) or not isinstance(lease_seconds, (int, float)) or not (
-        lease_seconds > 0
+    if (
+        isinstance(lease_seconds, bool)
+        or not isinstance(lease_seconds, (int, float))
+        or not MIN_LEASE_SECONDS <= lease_seconds <= MAX_LEASE_SECONDS  # nan fails too
     ):
-        raise MemoryValidationError("lease_seconds must be a number of seconds > 0")
+        raise MemoryValidationError(
+            f"lease_seconds must be a number of seconds from {MIN_LEASE_SECONDS:g}"
+            f" to {MAX_LEASE_SECONDS:g}"
+        )
     if extractor is not None and extractor not in pipeline.EXTRACTOR_CHOICES:
         raise MemoryValidationError(
             f"extractor must be one of {', '.join(pipeline.EXTRACTOR_CHOICES)}"
@@ -540,6 +563,9 @@ def _action_row(action: Mapping[str, Any]) -> dict[str, Any]:
     text = action.get("text") or ""
     if not isinstance(text, str):
         raise MemoryValidationError("action text must be a string")
+    # Secrets never reach the store: the text is redacted as it is recorded
+    # (agents' tool output is full of them), and the action keeps the count.
+    text, redactions = redact_counted(text[: MAX_ACTION_CHARS + _REDACTION_MARGIN])
     for key in ("timestamp", "tool_name", "tool_use_id"):
         value = action.get(key)
         if value is not None and (not isinstance(value, str) or len(value) > 512):
@@ -550,6 +576,7 @@ def _action_row(action: Mapping[str, Any]) -> dict[str, Any]:
         # Agents' output is recorded, not judged: a lone surrogate (valid in
         # JSON, not in UTF-8) becomes U+FFFD instead of failing the batch.
         "text": _valid_utf8(text[:MAX_ACTION_CHARS]),
+        "redactions": redactions,
         "timestamp": parse_timestamp(action.get("timestamp")),
         "tool_name": _valid_utf8(action.get("tool_name")),
         "tool_use_id": _valid_utf8(action.get("tool_use_id")),

@@ -57,6 +57,8 @@ class Action(_Record):
     tool_name: str | None = None
     tool_use_id: str | None = None
     is_error: bool = False
+    #: How many secrets redaction took out of ``text`` when it was recorded.
+    redactions: int = 0
 
 
 class EntityMention(_Record):

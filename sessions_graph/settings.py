@@ -296,6 +296,12 @@ def _check_memgraph_url(value: str) -> str:
     return value
 
 
+#: Settings that name a file or directory; empty means the default.
+_PATH_KEYS = ("db", "state_dir")
+
+#: The range of each integer setting.
+_INT_RANGES = {"memgraph_port": (1, 65_535), "llm_concurrency": (1, 100)}
+
 #: Value checks beyond the type, per setting; each returns the value or raises.
 _CHECKS: dict[str, Callable[[str], str]] = {
     "user_id": lambda v: check_id(v, "user_id"),
@@ -324,9 +330,13 @@ def coerce(key: str, raw: Any, source: str = "") -> Any:
         raise ConfigError(f"setting {key} expects true or false, got {raw!r}{where}")
     if kind == "int":
         try:
-            return int(raw)
+            number = int(raw)
         except (TypeError, ValueError):
             raise ConfigError(f"setting {key} expects an integer, got {raw!r}{where}") from None
+        low, high = _INT_RANGES.get(key, (-(2**63), 2**63 - 1))
+        if not low <= number <= high:
+            raise ConfigError(f"setting {key} must be from {low} to {high}, got {number}{where}")
+        return number
     if not isinstance(raw, (str, int, float)) or isinstance(raw, bool):
         raise ConfigError(f"setting {key} expects a string, got {raw!r}{where}")
     value = str(raw)
@@ -379,6 +389,12 @@ def load_settings(**overrides: Any) -> Settings:
         if env is not None:
             values[key] = coerce(key, env, f"environment variable {name}")
     values.update({k: coerce(k, v) for k, v in overrides.items() if v is not None})
+    for key in _PATH_KEYS:
+        # An empty path (``SESSIONS_GRAPH_STATE_DIR=``) means the default, not
+        # the current directory: that is the agent's project, where a hook
+        # would otherwise leave its log and spool.
+        if values.get(key) == "":
+            del values[key]
     return Settings(**values)
 
 

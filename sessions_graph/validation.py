@@ -23,6 +23,12 @@ MAX_CONTENT_BYTES = 100_000
 
 #: Largest ``limit`` a read accepts; protects callers from accidental full scans.
 MAX_LIMIT = 10_000
+#: Bounds of a reconciliation run's options. A lease is renewed every third
+#: of its length: under a second it would renew in a busy loop; past a day, a
+#: killed run's sessions and chunks would stay claimed (and a run waiting on
+#: them stuck) for that long. More LLM calls at once only earn rate limits.
+MIN_LEASE_SECONDS, MAX_LEASE_SECONDS = 1.0, 86_400.0
+MAX_CONCURRENCY = 100
 
 # Control characters other than tab, newline and carriage return.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")

@@ -55,7 +55,7 @@ def test_memory_round_trip(cli) -> None:
 
 def test_status_counts(cli) -> None:
     cli("memory", "add", "one", "--user", "alice", "--session", "s-1")
-    info = json.loads(cli("status", "--json").stdout)
+    info = json.loads(cli("status", "--json", "--user", "alice").stdout)
     assert info["engine"] == "embedded" and info["schema_version"] >= 1
     assert info["counts"]["memories"] == 1 and info["counts"]["sessions"] == 1
 
@@ -80,7 +80,7 @@ def test_unwritable_database_is_one_line(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     proc = subprocess.run(
-        [sys.executable, "-m", "sessions_graph", "status"],
+        [sys.executable, "-m", "sessions_graph", "memory", "add", "x"],
         capture_output=True,
         text=True,
         timeout=60,

@@ -17,8 +17,13 @@ from sessions_graph.settings import Settings
         {"lease_seconds": -1},
         {"lease_seconds": float("nan")},
         {"lease_seconds": "60"},
+        {"lease_seconds": float("inf")},
+        {"lease_seconds": 1e308},
+        {"lease_seconds": 86_401},
+        {"lease_seconds": 0.5},
         {"concurrency": 0},
         {"concurrency": 2.5},
+        {"concurrency": 10**9},
         {"entity_workspace": "no spaces"},
     ],
 )
@@ -43,3 +48,14 @@ def test_bad_run_options_are_refused_and_claim_nothing(graph: SessionsGraph, opt
 def test_an_unknown_engine_is_a_configuration_error(tmp_path) -> None:
     with pytest.raises(ConfigError, match="unknown engine"):
         open_engine(Settings(engine="postgres", db=str(tmp_path / "x.db")))
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("llm_concurrency", "0"), ("llm_concurrency", "100000"), ("memgraph_port", "70000")],
+)
+def test_numeric_settings_are_bounded(key: str, value: str) -> None:
+    from sessions_graph.settings import coerce
+
+    with pytest.raises(ConfigError, match=key):
+        coerce(key, value)

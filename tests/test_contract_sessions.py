@@ -207,3 +207,40 @@ def test_a_batch_repeating_another_sessions_actions_records_the_rest(
     assert (report.added, report.foreign) == (1, 1)
     assert [a.action_id for a in graph.get_actions("s-2")] == ["a-3", "a-4"]
     assert [a.action_id for a in graph.get_actions("s-1")] == ["a-1", "a-2"]
+
+
+def test_action_text_is_stored_redacted_with_its_count(graph: SessionsGraph) -> None:
+    """Secrets never reach the store: an Action's text is redacted when it is
+    recorded, and the action says how many secrets went."""
+    graph.record_session_start("s-1", user_id="alice")
+    graph.record_actions(
+        "s-1",
+        [
+            _action(1, "tool_result", text="DB_PASSWORD=hunter2xyz\nAKIAIOSFODNN7EXAMPLE ok"),
+            _action(2, text="nothing secret here"),
+            _action(3, "tool_call", text='{"content": "stringData:\\n  password: lettersonly\\n"}'),
+        ],
+    )
+    first, second, third = graph.get_actions("s-1")
+    assert "hunter2xyz" not in first.text and "AKIAIOSFODNN7EXAMPLE" not in first.text
+    assert first.text == "DB_PASSWORD=[REDACTED:password]\n[REDACTED:aws_access_key] ok"
+    assert first.redactions == 2
+    assert (second.text, second.redactions) == ("nothing secret here", 0)
+    assert "lettersonly" not in third.text and third.redactions == 1
+
+
+def test_user_counts_are_one_users_share(graph: SessionsGraph) -> None:
+    for user, sid in (("alice", "s-a"), ("bob", "s-b")):
+        graph.record_actions(sid, [_action(1 if user == "alice" else 2)], user_id=user)
+        graph.save_memory(user, f"{user} likes Orion", session_id=sid)
+    graph.save_memory("alice", "a memory of no session")
+    counts = graph.status(user_id="alice")["counts"]
+    assert counts == {"sessions": 1, "actions": 1, "memories": 2, "chunks": 0, "entities": 0}
+    assert graph.status(user_id="carol")["counts"] == {
+        "sessions": 0,
+        "actions": 0,
+        "memories": 0,
+        "chunks": 0,
+        "entities": 0,
+    }
+    assert graph.status()["counts"]["sessions"] == 2  # the whole store, for the application

@@ -91,3 +91,71 @@ def test_a_file_that_is_not_a_database_is_a_store_error(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="not a database"):
         SessionsGraph(db=str(db))
     assert db.read_bytes().startswith(b"these are my notes")  # left as it was
+
+
+def test_new_store_files_are_private(tmp_path: Path) -> None:
+    """Directories the store creates are 0700 and its files 0600 (the
+    database, -wal and -shm), whatever the umask: they hold every session."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        path = tmp_path / "new" / "dir" / "s.db"
+        graph = SessionsGraph(engine=sqlite_engine.SQLiteEngine(path))
+        graph.record_session_start("s-1", user_id="alice")
+        files = [path, path.with_name("s.db-wal"), path.with_name("s.db-shm")]
+        modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in files}
+        assert modes == {"s.db": 0o600, "s.db-wal": 0o600, "s.db-shm": 0o600}
+        assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+        graph.close()
+    finally:
+        os.umask(old)
+
+
+def test_driver_errors_are_the_packages_own(tmp_path: Path) -> None:
+    """No raw sqlite3 error escapes: a dropped schema, a read-only store and a
+    path that is no database are StoreErrors with one clear line."""
+    graph = SessionsGraph(db=str(tmp_path / "d.db"))
+    graph.setup()
+    graph.drop()
+    with pytest.raises(StoreError, match="setup"):
+        graph.save_memory("alice", "after drop")
+    with pytest.raises(StoreError, match="setup"):
+        graph.get_memories("alice")
+    graph.close()
+
+    path = tmp_path / "ro.db"
+    engine = sqlite_engine.SQLiteEngine(path)
+    engine.close()
+    # A read-only store, as a file without write permission opens (root
+    # ignores file modes, so the connection itself is made read-only).
+    engine._conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+    engine._conn.row_factory = sqlite3.Row
+    with pytest.raises(StoreError, match="readonly"):
+        SessionsGraph(engine=engine).save_memory("alice", "while read-only")
+    engine.close()
+
+    with pytest.raises(StoreError) as raised:
+        SessionsGraph(db="/dev/null").save_memory("alice", "x")
+    assert "not a regular file" in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_write_access_comes_back_after_a_read_only_period(tmp_path: Path) -> None:
+    """SQLite creates -wal / -shm with the database file's mode: opened while
+    the file was read-only, they stay 0444 and block every later writer. The
+    next opener of a writable file gives them the file's mode back."""
+    import os
+    import stat
+
+    path = tmp_path / "p.db"
+    SessionsGraph(db=str(path)).save_memory("alice", "before")
+    for suffix in ("-wal", "-shm"):
+        side = path.with_name(path.name + suffix)
+        side.touch()
+        os.chmod(side, 0o444)  # what a read-only period leaves
+    graph = SessionsGraph(db=str(path))
+    graph.save_memory("alice", "after")
+    modes = [stat.S_IMODE(path.with_name(path.name + s).stat().st_mode) for s in ("-wal", "-shm")]
+    assert modes == [0o600, 0o600]
+    graph.close()

@@ -41,10 +41,10 @@ FORBIDDEN = (
 #: and ``hashlib`` when no action id is derived.
 CAPTURE_NEVER_LOADS = frozenset({"dataclasses", "inspect", "tomllib", "uuid", "hashlib"})
 
-#: What the injecting events may load from the list above: the secret
-#: redactor (pure ``re``), and with it its package's ``__init__``, which
-#: imports nothing. The rest of reconciliation stays out.
-INJECTION_MAY_LOAD = frozenset({"sessions_graph.reconcile", "sessions_graph.reconcile.redact"})
+#: What the injecting events may load from the list above: nothing (the
+#: secret redactor, pure ``re``, is ``sessions_graph.redact``, outside
+#: reconciliation, and the capture path loads it too).
+INJECTION_MAY_LOAD: frozenset[str] = frozenset()
 
 
 def imported_modules(payload: str, env: dict[str, str], *, output: bool = False) -> set[str]:

@@ -584,3 +584,41 @@ def test_an_event_kept_while_the_config_was_broken_is_replayed_from_a_new_state_
     actions = SessionsGraph(engine=store).get_actions("s-1")
     assert [a.text for a in actions] == ["kept for later"]
     assert not list((tmp_path / "state" / "sessions-graph" / "spool").glob("*.json"))
+
+
+def test_state_files_are_private_and_secrets_are_stored_redacted(
+    tmp_path: Path, db: Path, store: SQLiteEngine
+) -> None:
+    """The state directory, spool and log are created 0700 / 0600 whatever
+    the umask, and a secret in the transcript is stored redacted."""
+    import stat
+
+    sid = "s-secret"
+    t = ClaudeTranscript(tmp_path / f"{sid}.jsonl", sid)
+    t.user("deploy it")
+    t.tool_use("Bash", {"command": "cat .env"}, "DB_PASSWORD=hunter2xyz\nPORT=80")
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    umask = "import os, runpy, sys; os.umask(0o022); sys.argv[0] = 'sessions-graph'; "
+    run = "runpy.run_module('sessions_graph', run_name='__main__')"
+    runner = [sys.executable, "-c", umask + run]
+    down = {**os.environ, "SESSIONS_GRAPH_DB": str(blocker / "s.db")}
+    payload = claude_payload("Stop", sid, t.path)
+    spooled = subprocess.run(
+        [*runner, "hook"], input=payload, capture_output=True, text=True, env=down, timeout=60
+    )
+    assert spooled.returncode == 0 and "spooled" in spooled.stderr
+    settings = load_settings()
+    state = Path(settings.state_dir)
+    mode = lambda p: stat.S_IMODE(p.stat().st_mode)  # noqa: E731
+    assert mode(state) == mode(settings.spool_dir) == 0o700
+    assert [mode(p) for p in pending_files(settings)] == [0o600]
+    assert mode(settings.log_path) == 0o600
+
+    stored = subprocess.run(
+        [*runner, "hook"], input=payload, capture_output=True, text=True, timeout=60
+    )
+    assert (stored.returncode, stored.stdout, stored.stderr) == (0, "", "")
+    texts = [a.text for a in SessionsGraph(engine=store).get_actions(sid)]
+    assert "hunter2xyz" not in "".join(texts)
+    assert "DB_PASSWORD=[REDACTED:password]\nPORT=80" in texts

@@ -215,3 +215,23 @@ def test_imported_history_is_recalled(db: Path, tmp_path: Path) -> None:
     assert hits and hits[0]["session_id"] == sid
     assert any("sliding window" in hit["text"] for hit in hits)
     assert hits[0]["timestamp"].startswith("2026-11-29T10:")  # the transcript's own time
+
+
+def test_recall_loads_neither_typer_nor_pydantic(graph: SessionsGraph) -> None:
+    """What keeps the command fast (bench/bench_cli.py): it is parsed before
+    typer loads, and reads plain records, never pydantic models."""
+    result = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "sessions_graph", "recall", QUESTION],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    modules = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in result.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    assert "sessions_graph.recall.core" in modules
+    heavy = {m for m in modules if m.split(".")[0] in ("typer", "pydantic", "rich", "asyncio")}
+    assert not heavy

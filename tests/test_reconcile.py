@@ -52,6 +52,27 @@ def test_reconcile_session_extracts_and_links(graph: SessionsGraph) -> None:
     assert graph.entity_sessions("Memgraph", user_id="bob") == []
 
 
+def test_units_are_prepared_off_the_event_loop(
+    graph: SessionsGraph, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Redaction and chunking run in a worker thread, so a long unit cannot
+    stall lease renewals or the other sessions of a sweep."""
+    import threading
+
+    threads: list[threading.Thread] = []
+    real = pipeline.prepare_unit
+
+    def recording(*args: object, **kwargs: object) -> object:
+        threads.append(threading.current_thread())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pipeline, "prepare_unit", recording)
+    record(graph, "s-1", "alice", "Alice deployed Memgraph on Kubernetes.")
+    summary = graph.reconcile_session_sync("s-1", llm_model_func=ScriptedLLM())
+    assert summary.status == "reconciled"
+    assert threads and all(t is not threading.main_thread() for t in threads)
+
+
 def test_reconciled_content_is_never_sent_again(graph: SessionsGraph) -> None:
     record(graph, "s-1", "alice", "Alice deployed Memgraph on Kubernetes.")
     llm = ScriptedLLM()
@@ -140,9 +161,12 @@ def test_failure_is_recorded_and_keeps_the_last_summary(graph: SessionsGraph) ->
         "s-1", [{"action_id": "bad", "action_type": "tool_result", "text": "Poison pill text."}]
     )
 
-    failed = graph.reconcile_session_sync("s-1", llm_model_func=ScriptedLLM(fail_on="Poison"))
+    refusing = ScriptedLLM(fail_on="Poison")
+    failed = graph.reconcile_session_sync("s-1", llm_model_func=refusing)
 
     assert failed.status == "failed" and "refuses" in (failed.error or "")
+    # What was sent counts, even when it failed.
+    assert failed.llm_calls == refusing.calls == 1 and failed.chars_sent > 0
     session = graph.get_session("s-1")
     assert session is not None and session.reconciliation_status == "failed"
     assert "refuses" in (session.reconciliation_error or "")
@@ -343,3 +367,15 @@ def test_secrets_never_reach_chunks_or_prompts(graph: SessionsGraph) -> None:
     for secret in secrets:
         assert secret not in stored
         assert not any(secret in prompt for prompt in failing.prompts + llm.prompts)
+
+
+def test_user_counts_include_only_the_users_chunks_and_entities(graph: SessionsGraph) -> None:
+    record(graph, "s-1", "alice", "Alice deployed Memgraph on Kubernetes.", SHARED)
+    record(graph, "s-2", "bob", SHARED, "Bob restarted Traefik.")
+    asyncio.run(graph.reconcile_pending(llm_model_func=ScriptedLLM()))
+    alice = graph.status(user_id="alice")["counts"]
+    bob = graph.status(user_id="bob")["counts"]
+    assert alice["chunks"] == bob["chunks"] == 2  # the shared chunk counts for both
+    assert alice["entities"] == len(names(graph, "s-1"))
+    assert bob["entities"] == len(names(graph, "s-2"))
+    assert graph.status(user_id="carol")["counts"]["chunks"] == 0

@@ -62,6 +62,29 @@ def test_prepare_unit_redacts_before_truncating() -> None:
     assert 1 <= len(prepared.chunks) <= 3
 
 
+def test_prepare_unit_redacts_a_bounded_prefix_that_covers_the_cut(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Redaction reads the cut plus a margin, not the whole 200,000 characters,
+    and a secret straddling the cut still goes whole."""
+    from sessions_graph.reconcile import chunking
+
+    seen: list[int] = []
+    real = chunking.redact
+
+    def recording(text: str) -> str:
+        seen.append(len(text))
+        return real(text)
+
+    monkeypatch.setattr(chunking, "redact", recording)
+    token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+    head = "word " * ((MAX_RECONCILABLE_CHARS - 20) // 5)
+    raw = head + "GITHUB_TOKEN=" + token + " " + "curl " * 40_000
+    text = "".join(c.text for c in prepare_unit(raw, TOKENIZER).chunks)
+    assert seen and max(seen) <= MAX_RECONCILABLE_CHARS + chunking.REDACTION_MARGIN_CHARS
+    assert "ghp_" not in text and "abcdefghij" not in text
+
+
 def test_prepare_unit_hash_follows_text_and_parameters() -> None:
     a = prepare_unit("Alice  uses Memgraph", TOKENIZER)
     assert a == prepare_unit("Alice uses Memgraph\n", TOKENIZER)

@@ -177,7 +177,9 @@ def test_sweep_json_then_nothing_pending(tmp_path: Path) -> None:
     second = run(env, "reconcile", "--pending")
 
     assert first.returncode == 0, first.stderr
-    summaries = json.loads(first.stdout)
+    report = json.loads(first.stdout)
+    summaries = report["sessions"]  # all alice's: the sweep shows the acting user's own
+    assert report["totals"]["sessions"] == report["totals"]["reconciled"] == 2
     assert [s["session_id"] for s in summaries] == ["s-0", "s-1"]
     assert all(s["status"] == "reconciled" and s["llm_calls"] == 2 for s in summaries)
     assert (second.returncode, second.stdout.strip()) == (0, "nothing to reconcile")

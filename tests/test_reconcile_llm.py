@@ -142,5 +142,22 @@ def test_a_session_reconciles_through_an_openai_compatible_server(
     graph.record_session_end("s-1")
     summary = graph.reconcile_session_sync("s-1")
     assert summary.status == "reconciled" and summary.error is None
-    assert summary.llm_calls == 1 and len(server.requests) == 2  # one 429, then the answer
+    # Every request sent counts: the 429 too.
+    assert summary.llm_calls == len(server.requests) == 2
     assert {"Orion", "Memgraph"} <= {e.name for e in graph.session_entities("s-1")}
+
+
+@pytest.mark.parametrize("server", [[500] * 10], indirect=True)
+def test_a_failed_session_counts_every_request_it_sent(
+    graph: SessionsGraph, server: ScriptedServer, fast_backoff
+) -> None:
+    graph.settings = Settings(openai_base_url=server.url, db=graph.settings.db)
+    graph.record_actions(
+        "s-1",
+        [{"action_id": "a-1", "action_type": "user_message", "text": "Deploy Orion on Friday."}],
+        user_id="alice",
+    )
+    summary = graph.reconcile_session_sync("s-1")
+    assert summary.status == "failed"
+    assert summary.llm_calls == len(server.requests) == llm.ATTEMPTS
+    assert summary.chars_sent >= llm.ATTEMPTS * len("Deploy Orion on Friday.")

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from sessions_graph.reconcile.chunking import normalise
-from sessions_graph.reconcile.redact import redact
+from sessions_graph.redact import redact
 
 
 @pytest.mark.parametrize(
@@ -242,3 +247,111 @@ def test_look_alikes_are_left_alone(text: str) -> None:
 def test_redaction_is_idempotent() -> None:
     once = redact("\n".join(text for text, _secret, _kept in REAL_WORLD_SECRETS))
     assert redact(once) == once
+
+
+# -- secrets behind encodings and in config formats (tests/redact_probes.py) --
+
+from redact_probes import PROBES  # noqa: E402
+
+from sessions_graph.redact import redact_counted  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"), [(t, s) for _, t, s in PROBES], ids=[d for d, _, _ in PROBES]
+)
+def test_probe_secrets_are_caught(text: str, secret: str) -> None:
+    out, count = redact_counted(text)
+    assert secret not in out
+    assert count >= 1 and out.count("[REDACTED:") >= count
+
+
+def test_a_secret_found_in_the_decoded_view_is_cut_from_the_raw_text() -> None:
+    """The raw text keeps its escaping: a JSON tool call stays JSON, with only
+    the secret replaced, and the neighbours of an escaped secret stay intact."""
+    call = json.dumps(
+        {"content": json.dumps({"user": "app", "password": "my pass phrase"}), "path": "c.json"}
+    )
+    out = redact(call)
+    content = json.loads(json.loads(out)["content"])
+    assert content == {"user": "app", "password": "[REDACTED:password]"}
+    env_file = json.dumps({"content": "A=1\nDB_PASSWORD=lettersonly\nDEBUG=0\n"})
+    assert json.loads(redact(env_file))["content"] == (
+        "A=1\nDB_PASSWORD=[REDACTED:password]\nDEBUG=0\n"
+    )
+    coloured = "key: \x1b[1;31mAKIAIOSFODNN7EXAMPLE\x1b[0m done"
+    assert redact(coloured) == "key: \x1b[1;31m[REDACTED:aws_access_key]\x1b[0m done"
+    encoded = "next=%2Fcb%3Ftoken%3Dghp_abcdefghijklmnopqrstuvwxyz0123456789%26x%3D1"
+    assert redact(encoded) == "next=%2Fcb%3Ftoken%3D[REDACTED:github_token]%26x%3D1"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Password: required\n",
+        "token: Token\n",
+        "    password: str\n",
+        "auth: none\n",
+        "Password: enter your password twice\n",
+        "docker run -u 1000:1000 image",
+        "mysql -h db -P 3306 -u app shop",
+        "redis-cli -h cache ping",
+        '{"text": "the password field is required\\nand the token expires"}',
+        "\x1b[1mPassword reset\x1b[0m sent",
+        "GET /search?q=hello%20world%20token&page=2",
+        "commit 3f2a9c1e4b5d6a7b8c9d0e1f2a3b4c5d6e7f8a9b AKIA in docs",
+        "- name: LOG_LEVEL\n  value: debug\n",
+        "- name: API_TOKEN\n  valueFrom:\n    secretKeyRef:\n      name: api\n",
+    ],
+)
+def test_decoded_and_yaml_look_alikes_are_left_alone(text: str) -> None:
+    assert redact_counted(text) == (text, 0)
+
+
+def test_redaction_of_the_probes_is_idempotent() -> None:
+    once = redact("\n".join(text for _, text, _ in PROBES))
+    assert redact_counted(once) == (once, 0)
+
+
+# Each would take seconds to minutes with patterns that rescan the rest of a
+# line (or a run) from every starting point: "curl " * 40000 took 121 s.
+ADVERSARIAL = [
+    "curl ",
+    "curl -u ",
+    "mysql -p ",
+    "docker login -p ",
+    "key=",
+    "token:",
+    "password:",
+    "cookie:",
+    "authorization:",
+    "a.",
+    "eyJ",
+    "pypi-AgE",
+    "--password",
+    "AKIAIOSFODNN7EXAMPLE ",
+    "name: password\n",
+    '\\"password\\": \\"',
+    "\\",
+]
+
+
+def test_adversarial_texts_cost_linear_time(tmp_path: Path) -> None:
+    """200,000 characters of each, in a child process with a generous bound
+    (linear patterns need well under a second each; the speed itself is
+    measured by bench/bench_redact.py, whose scaling ratios show linearity)."""
+    script = tmp_path / "adversarial.py"
+    script.write_text(
+        "import json, sys\n"
+        "from sessions_graph.redact import redact\n"
+        "for unit in json.loads(sys.argv[1]):\n"
+        "    text = (unit * (200_000 // len(unit) + 1))[:200_000]\n"
+        "    redact(text)\n",
+        encoding="utf-8",
+    )
+    result = subprocess.run(
+        [sys.executable, str(script), json.dumps(ADVERSARIAL)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]

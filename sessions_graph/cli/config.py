@@ -15,12 +15,11 @@ from typing import Any
 
 import typer
 
-from sessions_graph.cli import fail
+from sessions_graph.cli import cli_settings, fail
 from sessions_graph.settings import (
     KEYS,
     coerce,
     config_path,
-    load_settings,
     read_config_toml,
     redact_value,
     write_config_value,
@@ -56,7 +55,7 @@ def get(
 ) -> None:
     """Print a setting's effective value (defaults < config file < environment)."""
     name = _key(key)
-    settings = load_settings()
+    settings = cli_settings()  # --db is part of the effective value
     value = getattr(settings, name) if reveal else settings.redacted()[name]
     typer.echo(_show(value))
 
@@ -87,7 +86,7 @@ def unset(key: str = typer.Argument(..., help="Setting name.")) -> None:
 @config_app.command("list")
 def list_(as_json: bool = typer.Option(False, "--json", help="Machine-readable output.")) -> None:
     """Every setting's effective value; secrets shortened to their last 4 characters."""
-    values = load_settings().redacted()
+    values = cli_settings().redacted()
     if as_json:
         typer.echo(json.dumps(values, indent=2))
         return

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from sessions_graph.cli import emit_json, fail, open_graph, owned_session
+from sessions_graph.cli import emit_json, fail, open_graph, owned_session, say_nothing_stored
+from sessions_graph.validation import MAX_LIMIT
 
 memory_app = typer.Typer(
     help="Save, list, search, update and delete memories.", no_args_is_help=True
@@ -47,11 +48,15 @@ def add(
 def list_(
     user: str = _USER,
     session: str = typer.Option(None, "--session", "-s", help="Only this session's memories."),
-    limit: int = typer.Option(100, "--limit", "-n"),
+    limit: int = typer.Option(100, "--limit", "-n", min=1, max=MAX_LIMIT),
     as_json: bool = _JSON,
 ) -> None:
     """A user's memories (or a session's), newest first."""
-    with open_graph() as graph:
+    with open_graph(read_only=True) as graph:
+        if graph is None:
+            if session:
+                raise fail(f"session {session} not found")
+            return say_nothing_stored(as_json, [])
         user = user or graph.settings.user_id
         if session:
             owned_session(graph, session, user)
@@ -65,11 +70,16 @@ def list_(
 def search(
     query: str = typer.Argument(..., help='Tantivy syntax: words, "phrases", AND/OR/NOT, pre*.'),
     user: str = _USER,
-    limit: int = typer.Option(10, "--limit", "-n"),
+    limit: int = typer.Option(10, "--limit", "-n", min=1, max=MAX_LIMIT),
     as_json: bool = _JSON,
 ) -> None:
     """Full-text search of a user's memories, most relevant first."""
-    with open_graph() as graph:
+    from sessions_graph.query import parse
+
+    parse(query)  # bad syntax is an error even where nothing is stored yet
+    with open_graph(read_only=True) as graph:
+        if graph is None:
+            return say_nothing_stored(as_json, [])
         memories = graph.search_memories(user or graph.settings.user_id, query, limit=limit)
     _show(memories, as_json)
 

@@ -17,8 +17,21 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from sessions_graph.cli import emit_json, fail, open_graph, owned_session
+from sessions_graph.cli import (
+    db_option,
+    emit_json,
+    fail,
+    open_graph,
+    owned_session,
+    say_nothing_stored,
+)
 from sessions_graph.errors import ReconciliationNotConfiguredError
+from sessions_graph.validation import (
+    MAX_CONCURRENCY,
+    MAX_LEASE_SECONDS,
+    MAX_LIMIT,
+    MIN_LEASE_SECONDS,
+)
 
 if TYPE_CHECKING:
     from sessions_graph.graph import SessionsGraph
@@ -86,13 +99,28 @@ def _replay_spool(graph: SessionsGraph) -> None:
     replay_spool(graph, graph.settings)
 
 
+def _totals(summaries: list[ReconciliationSummary]) -> dict[str, int]:
+    """What a sweep did across all users, in counts only."""
+    totals = {"sessions": len(summaries)}
+    for status in ("reconciled", "pending", "failed", "busy", "lost"):
+        totals[status] = sum(s.status == status for s in summaries)
+    for cost in ("chunks_extracted", "llm_calls", "chars_sent"):
+        totals[cost] = sum(getattr(s, cost) for s in summaries)
+    return totals
+
+
 def _sweep(
-    graph: SessionsGraph, llm_func: Any, as_json: bool, **options: Any
+    graph: SessionsGraph,
+    llm_func: Any,
+    as_json: bool,
+    own: Callable[[ReconciliationSummary], bool],
+    **options: Any,
 ) -> list[ReconciliationSummary]:
-    """Run the sweep with a progress bar on a terminal, lines otherwise."""
+    """Run the sweep with a progress bar on a terminal, lines otherwise; a
+    line only for a session ``own`` accepts."""
     if as_json or not sys.stdout.isatty():
         echo: Callable[[ReconciliationSummary], None] | None = (
-            None if as_json else lambda s: typer.echo(_line(s))
+            None if as_json else lambda s: typer.echo(_line(s)) if own(s) else None
         )
         return _run(
             graph.reconcile_pending(llm_model_func=llm_func, on_result=echo, **options)
@@ -111,7 +139,8 @@ def _sweep(
             progress.update(task, total=len(ids))
 
         def done(s: ReconciliationSummary) -> None:
-            progress.console.print(_line(s))
+            if own(s):
+                progress.console.print(_line(s))
             progress.advance(task)
 
         return _run(
@@ -124,16 +153,27 @@ def _sweep(
 def reconcile(
     session: str = typer.Option(None, "--session", "-s", help="Reconcile this session now."),
     pending: bool = typer.Option(False, "--pending", help="Sweep waiting sessions, oldest first."),
-    limit: int = typer.Option(50, "--limit", "-n", help="At most this many sessions a sweep."),
+    limit: int = typer.Option(
+        50, "--limit", "-n", min=1, max=MAX_LIMIT, help="At most this many sessions a sweep."
+    ),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="Sweep failed ones too."),
     concurrency: int = typer.Option(
-        None, "--concurrency", "-c", help="LLM calls at once (default: llm_concurrency)."
+        None,
+        "--concurrency",
+        "-c",
+        min=1,
+        max=MAX_CONCURRENCY,
+        help="LLM calls at once (default: llm_concurrency).",
     ),
     workspace: str = typer.Option(
         None, "--workspace", help="Entity workspace (default: entity_workspace)."
     ),
     lease: float = typer.Option(
-        300.0, "--lease", help="Claim lease in seconds; a killed run's sessions wait this long."
+        300.0,
+        "--lease",
+        min=MIN_LEASE_SECONDS,
+        max=MAX_LEASE_SECONDS,
+        help="Claim lease in seconds; a killed run's sessions wait this long.",
     ),
     extractor: str = typer.Option(
         None,
@@ -152,6 +192,9 @@ def reconcile(
         "extractor": extractor,
     }
     with open_graph() as graph:
+        # Spooled hook events first, whatever happens next: a run that cannot
+        # reconcile (no LLM) still leaves every captured event in the store.
+        _replay_spool(graph)
         if session:
             owned_session(graph, session, graph.settings.user_id)
         llm_func = _llm_or_exit(graph) if _uses_llm(graph, extractor) else None
@@ -165,14 +208,28 @@ def reconcile(
             else:
                 typer.echo(_line(summary))
         else:
-            _replay_spool(graph)
+            # The sweep works through every user's queue; what it shows of a
+            # session is the acting user's own, and of the others totals only.
+            user_id = graph.settings.user_id
+
+            def own(s: ReconciliationSummary) -> bool:
+                return graph.session_owner(s.session_id) == user_id
+
             summaries = _sweep(
-                graph, llm_func, as_json, limit=limit, retry_failed=retry_failed, **options
+                graph, llm_func, as_json, own, limit=limit, retry_failed=retry_failed, **options
             )
+            totals = _totals(summaries)
             if as_json:
-                emit_json([s.model_dump() for s in summaries])
+                mine = [s.model_dump() for s in summaries if own(s)]
+                emit_json({"user_id": user_id, "sessions": mine, "totals": totals})
             elif not summaries:
                 typer.echo("nothing to reconcile")
+            else:
+                typer.echo(
+                    f"all users: {totals['sessions']} sessions swept, {totals['reconciled']}"
+                    f" reconciled, {totals['failed']} failed, llm_calls={totals['llm_calls']}"
+                    f" chunks_extracted={totals['chunks_extracted']}"
+                )
     if any(s.status not in _OK for s in summaries):
         raise typer.Exit(1)
 
@@ -183,7 +240,9 @@ def entities(
     as_json: bool = _JSON,
 ) -> None:
     """Entities a session mentions, described from its own text only."""
-    with open_graph() as graph:
+    with open_graph(read_only=True) as graph:
+        if graph is None:
+            raise fail(f"session {session} not found")
         owned_session(graph, session, user or graph.settings.user_id)
         found = graph.session_entities(session)
     if as_json:
@@ -200,7 +259,9 @@ def sessions(
     as_json: bool = _JSON,
 ) -> None:
     """This user's sessions that mention an entity, newest first."""
-    with open_graph() as graph:
+    with open_graph(read_only=True) as graph:
+        if graph is None:
+            return say_nothing_stored(as_json, [])
         found = graph.entity_sessions(entity, user_id=user or graph.settings.user_id)
     if as_json:
         emit_json([s.model_dump() for s in found])
@@ -250,13 +311,17 @@ def demo(
     data = _demo_data()
     import tempfile
 
+    db = db or db_option()  # `sessions-graph --db PATH demo` keeps it too
     with tempfile.TemporaryDirectory(prefix="sessions-graph-demo-") as tmp:
         path = Path(db).expanduser() if db else Path(tmp) / "demo.db"
         settings = load_settings(engine="embedded", db=str(path))
         with SessionsGraph(settings=settings) as graph:
             graph.setup()
             _record_demo(graph, data)
-            typer.echo(f"recorded session {data['session_id']} in {path}")
+            # A temporary file is gone when the demo ends: its path would
+            # only send the reader looking for it.
+            where = str(path) if db else "a temporary database (keep one with --db PATH)"
+            typer.echo(f"recorded session {data['session_id']} in {where}")
             try:
                 llm_func = llm.resolve(graph.settings)
             except ReconciliationNotConfiguredError:

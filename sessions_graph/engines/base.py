@@ -159,18 +159,20 @@ class Engine(ABC):
         """Append actions to a session in one transaction; say how many were new
         and how many were skipped as another session's.
 
-        Each action has ``action_id``, ``action_type``, ``text``, ``timestamp``,
-        ``tool_name``, ``tool_use_id``, ``is_error``. An ``action_id`` already stored
-        in this session is skipped (delivery is at-least-once). An ``action_id``
-        stored in another session is skipped too and counted in ``foreign``: an
-        action belongs to the session that recorded it first (agent runtimes
-        copy earlier entries into a resumed or forked session's transcript), and
-        one such entry must not hold up the rest of the batch. A known session
-        must be ``user_id``'s (``MemoryValidationError`` otherwise). New actions
-        get the next ``seq`` numbers and are chained to the previous last action
-        with FOLLOWED_BY. An unknown session (and its user) is created, dated by
-        the first action. A session that was reconciled or failed and receives
-        new actions goes back to pending.
+        Each action has ``action_id``, ``action_type``, ``text`` (already
+        redacted by the façade), ``timestamp``, ``tool_name``, ``tool_use_id``,
+        ``is_error`` and ``redactions`` (how many secrets the text lost). An
+        ``action_id`` already stored in this session is skipped (delivery is
+        at-least-once). An ``action_id`` stored in another session is skipped
+        too and counted in ``foreign``: an action belongs to the session that
+        recorded it first (agent runtimes copy earlier entries into a resumed
+        or forked session's transcript), and one such entry must not hold up
+        the rest of the batch. A known session must be ``user_id``'s
+        (``MemoryValidationError`` otherwise). New actions get the next
+        ``seq`` numbers and are chained to the previous last action with
+        FOLLOWED_BY. An unknown session (and its user) is created, dated by
+        the first action. A session that was reconciled or failed and
+        receives new actions goes back to pending.
         """
 
     @abstractmethod
@@ -193,7 +195,8 @@ class Engine(ABC):
 
     @abstractmethod
     def get_actions(self, session_id: str) -> list[Record]:
-        """A session's actions in order (``seq`` ascending)."""
+        """A session's actions in order (``seq`` ascending), ``redactions``
+        0 for an action stored without the count."""
 
     @abstractmethod
     def get_import_cursor(self, session_id: str) -> ImportCursor | None:
@@ -412,3 +415,12 @@ class Engine(ABC):
         whose chunks mention it: ``unit_kind``, ``unit_id``, ``session_id``,
         ``timestamp`` (action's, else session start; memory's creation),
         ``project_key``, ``cwd``. One record per name (workspaces merged)."""
+
+    # -- one user's share of the store (what ``status`` shows that user) ------
+
+    @abstractmethod
+    def user_counts(self, user_id: str) -> Record:
+        """The user's ``sessions``, ``actions`` and ``memories``, and the
+        ``chunks`` their own units link to and the ``entities`` those chunks
+        mention (each counted once). Nothing of another user's is counted;
+        an unknown user gets zeros."""

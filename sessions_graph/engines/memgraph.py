@@ -490,6 +490,9 @@ class MemgraphEngine(Engine):
             "counts": self._read("admin/counts")[0] if version == SCHEMA_VERSION else {},
         }
 
+    def user_counts(self, user_id: str) -> Record:
+        return self._read("admin/user_counts", user_id=user_id)[0]
+
     def wipe_for_tests(self) -> None:
         """Delete every node of our labels and of the entity workspaces in use
         (LightRAG may have added workspace nodes without ``:Entity``)."""
@@ -691,6 +694,7 @@ class MemgraphEngine(Engine):
         rows = self._read("action/list", session_id=session_id)
         for row in rows:
             row["is_error"] = bool(row["is_error"])
+            row["redactions"] = row["redactions"] or 0  # actions recorded before the count
         return rows
 
     def recent_sessions(
@@ -1172,6 +1176,7 @@ def _number_actions(
                 "tool_name": action.get("tool_name"),
                 "tool_use_id": action.get("tool_use_id"),
                 "is_error": bool(action.get("is_error", False)),
+                "redactions": int(action.get("redactions") or 0),
             }
         )
         if previous is not None:

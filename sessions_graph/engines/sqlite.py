@@ -24,11 +24,13 @@ columns, PRODUCED_MEMORY is ``memories.session_id``, HAS_ACTION is
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -291,6 +293,11 @@ MIGRATIONS: list[str] = [
     """
     CREATE INDEX sessions_by_project ON sessions(user_id, project_key, started_at DESC);
     """,
+    # 8: how many secrets redaction took out of each action's text when it
+    # was recorded (actions recorded before this version: 0, text as it was).
+    """
+    ALTER TABLE actions ADD COLUMN redactions INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -301,7 +308,8 @@ _SESSION_COLUMNS = (
     " reconciled_at, reconciliation_error, last_summary, content_version, action_count"
 )
 _ACTION_COLUMNS = (
-    "action_id, session_id, seq, action_type, text, timestamp, tool_name, tool_use_id, is_error"
+    "action_id, session_id, seq, action_type, text, timestamp, tool_name, tool_use_id, is_error,"
+    " redactions"
 )
 # A write that changes a session's content: bump its version and send a
 # finished reconciliation back to the queue (a running one is sent back by
@@ -357,7 +365,8 @@ class SQLiteEngine(Engine):
         self._busy_ms = self._wait_ms()
         self._checkpoint_on_close = checkpoint_on_close
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _create_private(self.path)
+            _writable_sidecars(self.path)
             self._conn = sqlite3.connect(
                 self.path,
                 timeout=self._busy_ms / 1000,
@@ -392,18 +401,24 @@ class SQLiteEngine(Engine):
                     self._conn.execute(f"PRAGMA busy_timeout = {busy}")
                     self._busy_ms = busy
                 self._conn.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
+            except sqlite3.Error as exc:
                 raise _store_error(exc, self.path) from None
             try:
                 yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            try:
                 self._conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                self._conn.execute("ROLLBACK")
+            except sqlite3.Error as exc:  # the driver's words, as the package's error
+                self._rollback()
                 raise _store_error(exc, self.path) from None
+            except BaseException:
+                self._rollback()
+                raise
+
+    def _rollback(self) -> None:
+        # SQLite may have rolled back already (an I/O error, a full disk); a
+        # second rollback's error must not hide the first one.
+        if self._conn.in_transaction:
+            with suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
 
     def _wait_ms(self) -> int:
         """How long the next write may wait for the lock."""
@@ -491,6 +506,25 @@ class SQLiteEngine(Engine):
             "schema_version": version,
             "counts": counts,
         }
+
+    def user_counts(self, user_id: str) -> Record:
+        row = self._read(
+            "WITH units(kind, id) AS ("
+            "   SELECT 'action', a.action_id FROM actions a"
+            "   JOIN sessions s ON s.session_id = a.session_id WHERE s.user_id = ?"
+            "   UNION ALL SELECT 'memory', memory_id FROM memories WHERE user_id = ?),"
+            " user_chunks(hash) AS ("
+            "   SELECT DISTINCT uc.chunk_hash FROM unit_chunks uc"
+            "   JOIN units u ON uc.unit_kind = u.kind AND uc.unit_id = u.id)"
+            " SELECT (SELECT count(*) FROM sessions WHERE user_id = ?) AS sessions,"
+            " (SELECT count(*) FROM units WHERE kind = 'action') AS actions,"
+            " (SELECT count(*) FROM units WHERE kind = 'memory') AS memories,"
+            " (SELECT count(*) FROM user_chunks) AS chunks,"
+            " (SELECT count(DISTINCT m.entity_id) FROM mentions m"
+            "   JOIN user_chunks c ON c.hash = m.chunk_hash) AS entities",
+            (user_id, user_id, user_id),
+        )
+        return dict(row[0])
 
     # -- memories --------------------------------------------------------------
     def _ensure_user(self, conn: sqlite3.Connection, user_id: str, now: str) -> None:
@@ -662,7 +696,7 @@ class SQLiteEngine(Engine):
             added = 0
             for action in actions:
                 cursor = conn.execute(
-                    f"INSERT INTO actions({_ACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    f"INSERT INTO actions({_ACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                     " ON CONFLICT(action_id) DO NOTHING",
                     (
                         action["action_id"],
@@ -674,6 +708,7 @@ class SQLiteEngine(Engine):
                         action.get("tool_name"),
                         action.get("tool_use_id"),
                         int(bool(action.get("is_error"))),
+                        int(action.get("redactions") or 0),
                     ),
                 )
                 added += cursor.rowcount
@@ -1299,6 +1334,37 @@ def _turn_filter_params(filters: Record) -> dict[str, Any]:
     }
 
 
+def _create_private(path: Path) -> None:
+    """Create the database's directory (0700) and the file itself (0600) if
+    they do not exist: they hold every session, and SQLite gives the -wal and
+    -shm files it creates the database file's mode. Existing ones keep theirs
+    (a file shared on purpose stays shared)."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    if not path.is_file():  # /dev/null, a directory, a FIFO: SQLite's errors say little
+        raise StoreUnavailableError(f"{path} is not a regular file: the database must be one")
+
+
+def _writable_sidecars(path: Path) -> None:
+    """Give our -wal / -shm files the database file's mode back when they
+    lost write permission but the file has it: SQLite creates them with the
+    file's mode, so a period with a read-only file leaves them 0444, and
+    every writer after it would fail on them."""
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        return
+    if not mode & stat.S_IWUSR:
+        return  # still read-only: nothing to give back
+    for suffix in ("-wal", "-shm"):
+        sidecar = path.with_name(path.name + suffix)
+        with suppress(OSError):
+            info = os.stat(sidecar)
+            if info.st_uid == os.getuid() and not info.st_mode & stat.S_IWUSR:
+                os.chmod(sidecar, mode)
+
+
 def _statements(script: str) -> list[str]:
     """Split a migration script into statements (triggers contain ';')."""
     statements, buffer = [], ""
@@ -1311,7 +1377,11 @@ def _statements(script: str) -> list[str]:
 
 
 def _store_error(exc: sqlite3.Error, path: Path) -> StoreError:
-    message = str(exc)
+    message = " ".join(str(exc).split())
+    if "no such table" in message:
+        return StoreError(
+            f"{path} has no sessions-graph schema ({message}): run `sessions-graph setup`"
+        )
     if "database is locked" in message:  # SQLITE_BUSY: the busy timeout ran out
         return StoreBusyError(f"{path} is locked by another process: {message}")
     if "unable to open" in message or "readonly" in message or "disk I/O" in message:

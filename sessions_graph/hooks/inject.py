@@ -334,7 +334,7 @@ def _fit(
 
 def _quote(text: str | None, limit: int = QUOTE_CHARS) -> str:
     """``text`` as one redacted, JSON-quoted line of at most ``limit`` characters."""
-    from sessions_graph.reconcile.redact import redact
+    from sessions_graph.redact import redact
 
     flat = " ".join(redact(text or "").split())
     if len(flat) > limit:

@@ -25,6 +25,18 @@ def _clean(message: str) -> str:
     return text if len(text) <= MAX_MESSAGE_CHARS else text[: MAX_MESSAGE_CHARS - 3] + "..."
 
 
+def private_dirs(*directories: Path) -> None:
+    """Create each directory in turn (parents first), 0700 when it is new:
+    the state directory holds event payloads and logs about them."""
+    for directory in directories:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+
+def open_private(path: Path, flags: int) -> int:
+    """``os.open`` with mode 0600 for a file it creates."""
+    return os.open(path, flags | os.O_CREAT, 0o600)
+
+
 def to_stderr(line: str) -> None:
     """Write one line to stderr, or nowhere if the runtime closed it. Never
     ``print(file=sys.stderr)`` alone: with fd 2 closed at start-up,
@@ -43,8 +55,9 @@ def log_line(log_path: Path, level: str, message: str, *, stderr: bool = False) 
     if stderr:
         to_stderr(f"sessions-graph: {text}")
     try:
-        log_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(log_path, "a", encoding="utf-8") as fh:
+        private_dirs(log_path.parent)
+        fd = open_private(log_path, os.O_WRONLY | os.O_APPEND)
+        with os.fdopen(fd, "a", encoding="utf-8") as fh:
             fh.write(f"{stamp} {level} pid={os.getpid()} {text}\n")
     except OSError:
         pass  # the log is best effort: losing a diagnostic must not fail the hook

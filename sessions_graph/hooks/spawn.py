@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from sessions_graph.hooks.log import open_private, private_dirs
+
 if TYPE_CHECKING:
     from sessions_graph.settings import Settings
 
@@ -57,8 +59,11 @@ def spawn_detached(
 ) -> subprocess.Popen[bytes]:
     """Start ``python argv`` in its own session, stdin from /dev/null, output
     appended to ``log_path``; return at once."""
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(log_path, "ab") as log, open(os.devnull, "rb") as devnull:
+    private_dirs(log_path.parent)
+    with (
+        os.fdopen(open_private(log_path, os.O_WRONLY | os.O_APPEND), "ab") as log,
+        open(os.devnull, "rb") as devnull,
+    ):
         # The child holds its own copies of the descriptors; ours close here.
         return subprocess.Popen(
             [sys.executable, *argv],

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sessions_graph.hooks.handle import PayloadError, handle_payload, is_store_fault
-from sessions_graph.hooks.log import log_line
+from sessions_graph.hooks.log import log_line, open_private, private_dirs
 
 if TYPE_CHECKING:
     from sessions_graph.graph import SessionsGraph
@@ -64,13 +64,13 @@ def spool_payload(
     global _counter
     _counter += 1
     directory = settings.spool_dir / "rejected" if rejected else settings.spool_dir
-    directory.mkdir(parents=True, exist_ok=True)
+    private_dirs(settings.spool_dir.parent, settings.spool_dir, directory)
     # With a transcript, the bulky fields are also in it; without one, keep all.
     bulky = _BULKY_FIELDS if payload.get("transcript_path") else ()
     kept = {k: v for k, v in payload.items() if k not in bulky}
     name = f"{time.time_ns():020d}-{os.getpid():08d}-{_counter:04d}.json"
     tmp = directory / f".{name}.tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
+    with os.fdopen(open_private(tmp, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as fh:
         # ASCII escapes: a lone surrogate in the payload cannot be written as UTF-8.
         record: dict[str, Any] = {"user_id": user_id, "payload": kept}
         if reason is not None:
@@ -183,7 +183,7 @@ def replay_lock(settings: Settings) -> Iterator[bool]:
     go of it when its holder exits, however it exits, so it never goes stale."""
     import fcntl
 
-    settings.spool_dir.mkdir(parents=True, exist_ok=True)
+    private_dirs(settings.spool_dir.parent, settings.spool_dir)
     fd = os.open(settings.spool_dir / _LOCK, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:
@@ -214,7 +214,7 @@ def _reject(settings: Settings, claimed: Path, name: str, exc: Exception) -> Non
     """Set a spooled file aside in ``rejected/``, with the reason in it when it
     is a spool record (a file that is not one is moved as it is)."""
     rejected = settings.spool_dir / "rejected"
-    rejected.mkdir(exist_ok=True)
+    private_dirs(rejected)
     reason = f"{type(exc).__name__}: {exc}"
     try:
         record = json.loads(claimed.read_text(encoding="utf-8"))
@@ -222,7 +222,8 @@ def _reject(settings: Settings, claimed: Path, name: str, exc: Exception) -> Non
         record = None
     if isinstance(record, dict):
         tmp = rejected / f".{name}.tmp"
-        tmp.write_text(json.dumps({**record, "reason": reason}), encoding="utf-8")
+        with os.fdopen(open_private(tmp, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as fh:
+            fh.write(json.dumps({**record, "reason": reason}))
         os.replace(tmp, rejected / name)
         claimed.unlink()
     else:

@@ -33,7 +33,7 @@ _SPACE = re.compile(r"\s+")
 def redacted(text: str) -> str:
     # Imported here: engines import this package's text rules on the hook's
     # write path, which never shows a snippet.
-    from sessions_graph.reconcile.redact import redact
+    from sessions_graph.redact import redact
 
     return redact(text)
 

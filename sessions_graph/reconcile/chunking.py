@@ -14,11 +14,16 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from sessions_graph.reconcile.redact import redact
+from sessions_graph.redact import redact
 
 #: Longest text taken from one unit (an Action or a Memory), in characters,
 #: after redaction. Tool output beyond this is mostly logs; cost stays bounded.
 MAX_RECONCILABLE_CHARS = 8000
+#: How far past that cut redaction still reads: a secret that straddles the
+#: cut is seen whole (tokens are far shorter; a private key block is
+#: recognised by its BEGIN line alone), while redaction's cost stays bounded
+#: by this, not by the unit's length (up to 200,000 characters).
+REDACTION_MARGIN_CHARS = 4096
 #: Chunk size and overlap in ``OfflineTokenizer`` tokens (LightRAG's defaults):
 #: a unit of <= 8000 characters makes one or two chunks.
 DEFAULT_CHUNK_TOKENS = 1200
@@ -116,10 +121,12 @@ def prepare_unit(
 ) -> PreparedUnit:
     """Normalise, redact, truncate and chunk one unit's text.
 
-    Redaction runs before truncation so that a cut can never leave half a
-    secret that no rule recognises. ``content_hash`` covers the chunking
+    Redaction reads ``REDACTION_MARGIN_CHARS`` past the cut, so that the cut
+    can never leave half a secret that no rule recognises, and no more, so
+    that its work is bounded per unit. ``content_hash`` covers the chunking
     parameters too: changing them re-chunks units on their next run.
     """
-    text = redact(normalise(raw or ""))[:MAX_RECONCILABLE_CHARS].strip()
+    text = normalise(raw or "")[: MAX_RECONCILABLE_CHARS + REDACTION_MARGIN_CHARS]
+    text = redact(text)[:MAX_RECONCILABLE_CHARS].strip()
     content_hash = sha256(f"chunks:v1:{size}:{overlap}\n{text}")
     return PreparedUnit(content_hash, chunk_text(text, tokenizer, size, overlap) if text else [])

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,18 +27,38 @@ from sessions_graph.reconcile.chunking import OfflineTokenizer
 LLMFunc = Callable[..., Awaitable[str]]
 
 
-class ExtractionError(SessionsGraphError):
-    """The LLM failed (after its retries) on a chunk; the message is the LLM's."""
+#: Requests the model function sent during the current call, when it says:
+#: our OpenAI / Anthropic functions add one per attempt, retries included
+#: (``note_request``). A function that does not (a caller's own) counts as
+#: one request per call.
+_REQUESTS: ContextVar[list[int] | None] = ContextVar("sessions_graph_requests", default=None)
+
+
+def note_request() -> None:
+    """Count one request sent to the model, for the call in progress."""
+    box = _REQUESTS.get()
+    if box is not None:
+        box[0] += 1
 
 
 @dataclass
 class Extraction:
-    """What one chunk yielded, and what it cost."""
+    """What one chunk yielded, and what it cost: ``llm_calls`` counts the
+    requests sent (retries included), ``chars_sent`` their prompt characters."""
 
     entities: list[dict[str, Any]] = field(default_factory=list)
     relations: list[dict[str, Any]] = field(default_factory=list)
     llm_calls: int = 0
     chars_sent: int = 0
+
+
+class ExtractionError(SessionsGraphError):
+    """The LLM failed (after its retries) on a chunk; the message is the LLM's,
+    ``cost`` what was sent before it failed (it is paid for all the same)."""
+
+    def __init__(self, message: str, cost: Extraction) -> None:
+        super().__init__(message)
+        self.cost = cost
 
 
 class ChunkExtractor:
@@ -88,15 +109,21 @@ class ChunkExtractor:
         failures: list[BaseException] = []
 
         async def counted(prompt: str, system_prompt: str | None = None, **kwargs: Any) -> str:
-            result.llm_calls += 1
             history = kwargs.get("history_messages") or []
-            result.chars_sent += len(prompt) + len(system_prompt or "")
-            result.chars_sent += sum(len(m.get("content") or "") for m in history)
+            chars = len(prompt) + len(system_prompt or "")
+            chars += sum(len(m.get("content") or "") for m in history)
+            requests = [0]
+            token = _REQUESTS.set(requests)
             try:
                 return await self._llm_func(prompt, system_prompt=system_prompt, **kwargs)
             except Exception as exc:
                 failures.append(exc)
                 raise
+            finally:
+                _REQUESTS.reset(token)
+                sent = requests[0] or 1
+                result.llm_calls += sent
+                result.chars_sent += sent * chars
 
         config = {**self._config, "role_llm_funcs": {"extract": counted}}
         chunk = {"content": text, "tokens": 0, "full_doc_id": chunk_hash, "chunk_order_index": 0}
@@ -109,7 +136,7 @@ class ChunkExtractor:
                 cause = failures[0] if failures else exc
                 message = " ".join(f"{type(cause).__name__}: {cause}".split())
                 raise ExtractionError(
-                    f"extraction of chunk {chunk_hash[:12]} failed: {message}"
+                    f"extraction of chunk {chunk_hash[:12]} failed: {message}", result
                 ) from cause
         result.entities = [_entity(name, records) for name, records in nodes.items()]
         result.relations = [_relation(pair, records) for pair, records in edges.items()]

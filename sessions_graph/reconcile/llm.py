@@ -20,7 +20,7 @@ import os
 from typing import Any
 
 from sessions_graph.errors import ConfigError, ReconciliationNotConfiguredError
-from sessions_graph.reconcile.extraction import LLMFunc
+from sessions_graph.reconcile.extraction import LLMFunc, note_request
 from sessions_graph.settings import Settings
 
 #: Environment variable naming a model function as ``module:function``.
@@ -138,6 +138,7 @@ def _openai(settings: Settings, model: str) -> LLMFunc:
     ) -> str:
         messages = [{"role": "system", "content": system_prompt}] if system_prompt else []
         messages += [*(history_messages or []), {"role": "user", "content": prompt}]
+        note_request()  # each attempt is a request paid for, failed or not
         response = await client.chat.completions.create(
             model=model, messages=messages, max_tokens=MAX_OUTPUT_TOKENS, temperature=0
         )
@@ -161,6 +162,7 @@ def _anthropic(settings: Settings, model: str) -> LLMFunc:
     ) -> str:
         messages = [*(history_messages or []), {"role": "user", "content": prompt}]
         system = {"system": system_prompt} if system_prompt else {}
+        note_request()  # each attempt is a request paid for, failed or not
         response = await client.messages.create(
             model=model, messages=messages, max_tokens=MAX_OUTPUT_TOKENS, temperature=0, **system
         )

@@ -46,9 +46,15 @@ from sessions_graph.reconcile.chunking import (
     DEFAULT_CHUNK_OVERLAP,
     DEFAULT_CHUNK_TOKENS,
     OfflineTokenizer,
+    PreparedUnit,
     prepare_unit,
 )
-from sessions_graph.reconcile.extraction import ChunkExtractor, Extraction, LLMFunc
+from sessions_graph.reconcile.extraction import (
+    ChunkExtractor,
+    Extraction,
+    ExtractionError,
+    LLMFunc,
+)
 from sessions_graph.reconcile.local import LocalExtractor
 from sessions_graph.reconcile.summary import ReconciliationSummary
 from sessions_graph.settings import Settings
@@ -196,10 +202,10 @@ class Run:
     async def _work(self, session_id: str, summary: ReconciliationSummary, todo: set[str]) -> None:
         hashes: set[str] = set()
         units = self.engine.reconcilable_units(session_id)
-        for unit in units:
-            prepared = prepare_unit(
-                unit["text"], self.tokenizer, self.options.chunk_tokens, self.options.chunk_overlap
-            )
+        # Redaction and chunking are CPU work: in a thread, so that the event
+        # loop keeps renewing leases and driving the other sessions' LLM calls.
+        all_prepared = await asyncio.to_thread(self._prepare, [u["text"] for u in units])
+        for unit, prepared in zip(units, all_prepared, strict=True):
             hashes.update(c.hash for c in prepared.chunks)
             if prepared.content_hash != unit.get("content_hash"):
                 self.engine.set_unit_chunks(
@@ -233,6 +239,10 @@ class Run:
         for outcome in outcomes:
             if isinstance(outcome, BaseException):
                 raise outcome
+
+    def _prepare(self, texts: list[str]) -> list[PreparedUnit]:
+        size, overlap = self.options.chunk_tokens, self.options.chunk_overlap
+        return [prepare_unit(text, self.tokenizer, size, overlap) for text in texts]
 
     def _start(
         self, waiting: dict[str, str], summary: ReconciliationSummary
@@ -278,8 +288,14 @@ class Run:
 
     @staticmethod
     async def _count(task: asyncio.Task[Extraction], summary: ReconciliationSummary) -> None:
-        """Count an extraction this session started in its summary."""
-        result = await task
+        """Count an extraction this session started in its summary; a failed
+        one counts what it sent too."""
+        try:
+            result = await task
+        except ExtractionError as exc:
+            summary.llm_calls += exc.cost.llm_calls
+            summary.chars_sent += exc.cost.chars_sent
+            raise
         summary.chunks_extracted += 1
         summary.llm_calls += result.llm_calls
         summary.chars_sent += result.chars_sent

@@ -18,8 +18,10 @@ class ReconciliationSummary(BaseModel):
     run, or by another session of the same sweep) and ``chunks_extracted``
     were sent to the LLM by this run. ``entities`` and ``relations`` are what
     this run's LLM calls found; ``entities_linked`` is how many entities the
-    session mentions after the run, dedup included. ``chars_sent`` counts
-    every character of every prompt (system prompt and history included).
+    session mentions after the run, dedup included. ``llm_calls`` counts the
+    requests sent to the model, retries and failed ones included (a failed
+    session reports what it spent); ``chars_sent`` counts every character of
+    every prompt sent (system prompt and history included).
     """
 
     model_config = ConfigDict(extra="ignore")
