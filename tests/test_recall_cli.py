@@ -235,3 +235,20 @@ def test_recall_loads_neither_typer_nor_pydantic(graph: SessionsGraph) -> None:
     assert "sessions_graph.recall.core" in modules
     heavy = {m for m in modules if m.split(".")[0] in ("typer", "pydantic", "rich", "asyncio")}
     assert not heavy
+
+
+def test_a_db_path_that_does_not_exist_is_not_created(tmp_path: Path, db: Path) -> None:
+    # Recall only reads: a mistyped --db (or a fresh install) says nothing is
+    # stored, like the other read commands, and leaves no file or directory.
+    typo = tmp_path / "no-such-dir" / "x.db"
+    for args in (["cache", "--db", str(typo)], ["cache", "--db", str(typo), "--json"]):
+        result = recall(*args)
+        assert result.returncode == 0, result.stderr
+        assert "no database at" in result.stdout + result.stderr
+        assert len(result.stderr.splitlines()) <= 1
+    assert json.loads(recall("cache", "--db", str(typo), "--json").stdout)["hits"] == []
+    assert not typo.parent.exists()
+    bad = recall("   ", "--db", str(typo))
+    assert bad.returncode == 1 and "query is empty" in bad.stderr  # still checked
+    assert not db.exists()  # the configured store is not created either
+    assert recall("cache").returncode == 0 and not db.exists()
