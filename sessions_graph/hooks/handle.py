@@ -25,7 +25,10 @@ else), with one exception that keeps a mid-session ``user_id`` change from
 losing the rest of the session: an event naming the very transcript the
 session has been imported from is that session's own runtime speaking, and is
 recorded for the session's owner (reading the owner's transcript into the
-owner's session gives nobody anyone else's text).
+owner's session gives nobody anyone else's text). The converse is refused
+too: an event of a new or own session naming the transcript of another
+user's session (the file is named after its session), whose lines not
+captured yet would otherwise change owner.
 
 Errors split in two: store faults (``is_store_fault``) may pass if retried
 later, so the caller spools the payload; anything else (``PayloadError``,
