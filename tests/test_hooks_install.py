@@ -7,7 +7,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sessions_graph.hooks.install import CLAUDE_EVENTS, install_hooks, is_ours
+from sessions_graph.hooks.install import (
+    CLAUDE_EVENTS,
+    MCP_SERVER_NAME,
+    install_hooks,
+    is_ours,
+    mcp_server_entry,
+    register_codex_mcp,
+    register_mcp_json,
+    uninstall_hooks,
+    unregister_codex_mcp,
+    unregister_mcp_json,
+)
 
 SCRIPT = str(Path(sys.executable).parent / "sessions-graph")
 
@@ -96,3 +107,218 @@ def test_is_ours() -> None:
     assert not is_ours("sessions-graph reconcile")
     assert not is_ours("./guard.sh")
     assert not is_ours(None)
+
+
+# -- settings files are written as the user keeps them --------------------------------
+def test_a_symlinked_settings_file_is_written_through_the_link(tmp_path: Path) -> None:
+    dotfiles = tmp_path / "dotfiles" / "claude-settings.json"
+    dotfiles.parent.mkdir()
+    dotfiles.write_text(json.dumps({"model": "opus"}))
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.symlink_to(dotfiles)
+    install_hooks(settings, ("Stop",), "/bin/sessions-graph hook")
+    assert settings.is_symlink() and settings.resolve() == dotfiles.resolve()
+    data = json.loads(dotfiles.read_text())
+    assert data["model"] == "opus" and "Stop" in data["hooks"]
+    assert [p.name for p in settings.parent.iterdir()] == ["settings.json"]  # no temp left
+
+
+def test_the_file_mode_is_kept(tmp_path: Path) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps({"env": {"ANTHROPIC_API_KEY": "sk-ant-secret"}}))
+    settings.chmod(0o600)
+    install_hooks(settings, ("Stop",), "/bin/sessions-graph hook")
+    assert settings.stat().st_mode & 0o777 == 0o600
+    uninstall_hooks(settings)
+    assert settings.stat().st_mode & 0o777 == 0o600
+
+
+def test_a_customised_command_of_ours_is_kept(tmp_path: Path) -> None:
+    settings = tmp_path / "settings.json"
+    custom = "SESSIONS_GRAPH_USER_ID=alice /opt/bin/sessions-graph hook"
+    settings.write_text(
+        json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command", "command": custom}]}]}})
+    )
+    assert install_hooks(settings, ("Stop",), "/new/bin/sessions-graph hook") == []
+    stop = json.loads(settings.read_text())["hooks"]["Stop"]
+    assert [h["command"] for g in stop for h in g["hooks"]] == [custom]
+
+
+# -- uninstall ---------------------------------------------------------------------------
+def test_uninstall_removes_exactly_what_install_added(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("HOME", str(tmp_path))
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    original = {
+        "model": "opus",
+        "hooks": {
+            "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}],
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "g"}]}],
+        },
+    }
+    settings.write_text(json.dumps(original))
+    claude_json = tmp_path / ".claude.json"
+    other_server = {"type": "stdio", "command": "uvx", "args": ["other-mcp"], "env": {}}
+    state = {"numStartups": 3, "mcpServers": {"other": other_server}}
+    claude_json.write_text(json.dumps(state))
+    claude_json.chmod(0o600)
+
+    installed = _cli("install-hooks")
+    assert installed.returncode == 0, installed.stderr
+    assert str(claude_json) in installed.stdout
+    servers = json.loads(claude_json.read_text())["mcpServers"]
+    assert servers["other"] == other_server
+    ours = servers[MCP_SERVER_NAME]
+    assert ours["type"] == "stdio" and ours["args"][-1] == "mcp"
+    assert ours["command"].startswith("/")
+    assert claude_json.stat().st_mode & 0o777 == 0o600
+
+    removed = _cli("uninstall-hooks")
+    assert removed.returncode == 0, removed.stderr
+    assert json.loads(settings.read_text()) == original
+    assert json.loads(claude_json.read_text()) == state
+    again = _cli("uninstall-hooks")
+    assert again.returncode == 0 and "nothing changed" in again.stdout
+
+
+def test_project_scope_registers_in_the_projects_mcp_json(tmp_path: Path) -> None:
+    result = _cli("install-hooks", "--project", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    mcp_json = json.loads((tmp_path / ".mcp.json").read_text())
+    assert mcp_json["mcpServers"][MCP_SERVER_NAME]["args"][-1] == "mcp"
+    assert _cli("uninstall-hooks", "--project", str(tmp_path)).returncode == 0
+    # Both files were created by install: nothing of the user's is in them.
+    assert not (tmp_path / ".mcp.json").exists()
+    assert not (tmp_path / ".claude" / "settings.json").exists()
+
+
+def test_no_mcp_installs_hooks_only(tmp_path: Path) -> None:
+    result = _cli("install-hooks", "--project", str(tmp_path), "--no-mcp")
+    assert result.returncode == 0, result.stderr
+    assert not (tmp_path / ".mcp.json").exists()
+
+
+def test_a_customised_or_foreign_server_entry_is_kept(tmp_path: Path) -> None:
+    config = tmp_path / ".mcp.json"
+    custom = {
+        "type": "stdio",
+        "command": "/opt/bin/sessions-graph",
+        "args": ["mcp"],
+        "env": {"SESSIONS_GRAPH_USER_ID": "alice"},
+    }
+    config.write_text(json.dumps({"mcpServers": {MCP_SERVER_NAME: custom}}))
+    assert register_mcp_json(config, mcp_server_entry()) == []
+    assert json.loads(config.read_text())["mcpServers"][MCP_SERVER_NAME] == custom
+    # A server of the same name that does not run sessions-graph is not ours to remove.
+    foreign = {"type": "stdio", "command": "node", "args": ["server.js"]}
+    config.write_text(json.dumps({"mcpServers": {MCP_SERVER_NAME: foreign}}))
+    assert register_mcp_json(config, mcp_server_entry()) == []
+    assert unregister_mcp_json(config) == []
+    assert json.loads(config.read_text())["mcpServers"][MCP_SERVER_NAME] == foreign
+
+
+def test_codex_config_toml_round_trip(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import tomllib
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    config = tmp_path / ".codex" / "config.toml"
+    config.parent.mkdir()
+    original = (
+        '# my codex settings\nmodel = "o3"\n\n[mcp_servers.docs]\ncommand = "docs-mcp"\n'
+        'args = ["--port", "1"]\n\n[profiles.fast]\nmodel = "o4-mini"\n'
+    )
+    config.write_text(original)
+    result = _cli("install-hooks", "--codex")
+    assert result.returncode == 0, result.stderr
+    parsed = tomllib.loads(config.read_text())
+    ours = parsed["mcp_servers"][MCP_SERVER_NAME]
+    assert ours["args"][-1] == "mcp" and ours["command"].startswith("/")
+    assert parsed["mcp_servers"]["docs"] == {"command": "docs-mcp", "args": ["--port", "1"]}
+    assert parsed["profiles"] == {"fast": {"model": "o4-mini"}} and parsed["model"] == "o3"
+    before = config.read_text()
+    assert "nothing changed" in _cli("install-hooks", "--codex").stdout
+    assert config.read_text() == before
+
+    assert _cli("uninstall-hooks", "--codex").returncode == 0
+    assert config.read_text() == original
+    assert not (tmp_path / ".codex" / "hooks.json").exists()
+
+
+def test_codex_table_in_the_middle_is_removed_alone(tmp_path: Path) -> None:
+    import tomllib
+
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[mcp_servers.sessions-graph]\ncommand = "/old/bin/sessions-graph"\nargs = ["mcp"]\n\n'
+        '[mcp_servers.sessions-graph.env]\nX = "1"\n\n[other]\nk = 1\n'
+    )
+    # Customised (an env table): kept by install, removed by uninstall.
+    assert register_codex_mcp(config, "/new/bin/sessions-graph", ["mcp"]) == []
+    assert unregister_codex_mcp(config) == [f"[mcp_servers.{MCP_SERVER_NAME}]: removed"]
+    assert tomllib.loads(config.read_text()) == {"other": {"k": 1}}
+
+
+def test_a_broken_config_toml_is_one_error_line(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / ".codex").mkdir()
+    (tmp_path / ".codex" / "config.toml").write_text("[unclosed\n")
+    result = _cli("install-hooks", "--codex")
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1 and "not valid TOML" in result.stderr
+    assert not (tmp_path / ".codex" / "hooks.json").exists()  # nothing half done
+
+
+def test_user_scope_follows_claude_config_dir_and_codex_home(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-config"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex-home"))
+    assert _cli("install-hooks").returncode == 0
+    assert _cli("install-hooks", "--codex").returncode == 0
+    assert (tmp_path / "claude-config" / "settings.json").is_file()
+    servers = json.loads((tmp_path / "claude-config" / ".claude.json").read_text())
+    assert MCP_SERVER_NAME in servers["mcpServers"]
+    assert (tmp_path / "codex-home" / "hooks.json").is_file()
+    assert MCP_SERVER_NAME in (tmp_path / "codex-home" / "config.toml").read_text()
+    assert not (tmp_path / "home").exists()
+
+
+def test_without_the_mcp_extra_only_the_hooks_are_installed(tmp_path: Path) -> None:
+    """A server that cannot start would show as failed in every session."""
+    code = (
+        "import sys; sys.modules['mcp'] = None;"
+        f" sys.argv = ['sessions-graph', 'install-hooks', '--project', {str(tmp_path)!r}];"
+        " from sessions_graph.__main__ import main; main()"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("\n") == 1
+    assert "pip install 'sessions-graph[mcp]'" in result.stderr
+    assert not (tmp_path / ".mcp.json").exists()
+    assert "Stop" in json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]
+
+
+def test_an_older_plain_registration_of_ours_is_updated(tmp_path: Path) -> None:
+    import tomllib
+
+    config = tmp_path / ".mcp.json"
+    old = {"type": "stdio", "command": "/old/venv/bin/sessions-graph", "args": ["mcp"], "env": {}}
+    config.write_text(json.dumps({"mcpServers": {MCP_SERVER_NAME: old, "x": {"command": "y"}}}))
+    entry = mcp_server_entry()
+    assert register_mcp_json(config, entry)[0].startswith(f"mcpServers.{MCP_SERVER_NAME}: updated")
+    servers = json.loads(config.read_text())["mcpServers"]
+    assert servers == {MCP_SERVER_NAME: entry, "x": {"command": "y"}}
+
+    toml = tmp_path / "config.toml"
+    toml.write_text(
+        '[mcp_servers.sessions-graph]\ncommand = "/old/venv/bin/sessions-graph"\n'
+        'args = ["mcp"]\n\n[other]\nk = 1\n'
+    )
+    changes = register_codex_mcp(toml, "/new/bin/sessions-graph", ["mcp"])
+    assert changes[0].startswith(f"[mcp_servers.{MCP_SERVER_NAME}]: updated")
+    assert tomllib.loads(toml.read_text()) == {
+        "mcp_servers": {MCP_SERVER_NAME: {"command": "/new/bin/sessions-graph", "args": ["mcp"]}},
+        "other": {"k": 1},
+    }

@@ -93,6 +93,18 @@ def open_graph(*, read_only: bool = False, **overrides: Any) -> Iterator[Any]:
         graph.close()
 
 
+def graph_factory(**overrides: Any) -> Any:
+    """A function that opens the ``SessionsGraph`` the settings (and ``--db``)
+    name, for commands that open it later (a server opens it on first use)."""
+
+    def open_() -> Any:
+        from sessions_graph.graph import SessionsGraph
+
+        return SessionsGraph(db=_options.get("db"), **overrides)
+
+    return open_
+
+
 def owned_session(graph: Any, session_id: str, user_id: str) -> Any:
     """The session if it belongs to ``user_id``; otherwise the command fails as
     if it did not exist, so the CLI never shows one user's session to another."""
@@ -154,9 +166,18 @@ def status(
 
 
 def _register_commands() -> None:
-    from sessions_graph.cli import config, history, hooks, memory, recall, reconcile
+    from sessions_graph.cli import (
+        config,
+        history,
+        hooks,
+        mcp,
+        memory,
+        memory_files,
+        recall,
+        reconcile,
+    )
 
-    for module in (memory, config, hooks, reconcile, history, recall):
+    for module in (memory, config, hooks, reconcile, history, recall, mcp, memory_files):
         module.register(app)
 
 

@@ -234,6 +234,86 @@ class Engine(ABC):
         ``preview_chars`` characters, None if there is none) with
         ``first_user_message_at`` / ``last_assistant_message_at`` (their
         timestamps). Another user's session is never returned."""
+    # -- pages and memory files (the agent's own tools: MCP, memory tool) -------
+    # A Memory File is a Memory that the Anthropic memory tool keeps at a path
+    # under /memories: one per (user, path), with a version number raised by
+    # every write and its newest versions kept. The tool's rules (paths, line
+    # edits, messages) live in sessions_graph.agent; these are its reads and
+    # its atomic writes. Deleting the Memory deletes the file and its versions.
+
+    @abstractmethod
+    def get_actions_page(self, session_id: str, offset: int, limit: int) -> list[Record]:
+        """The session's actions with ``offset <= seq < offset + limit``, in
+        order: ``get_actions`` a page at a time (seq numbers are consecutive
+        from 0, so ``offset`` is a position)."""
+
+    @abstractmethod
+    def get_memory_file(self, user_id: str, path: str) -> Record | None:
+        """The user's file at ``path``: the Memory's fields plus ``path`` and
+        ``version``, or None."""
+
+    @abstractmethod
+    def list_memory_files(self, user_id: str, prefix: str) -> list[Record]:
+        """The user's files at ``prefix`` or under ``prefix + "/"``, by path:
+        ``path``, ``memory_id``, ``size`` (characters), ``updated_at``, ``version``."""
+
+    @abstractmethod
+    def create_memory_file(
+        self, memory: Record, path: str, parents: Sequence[str], keep_versions: int
+    ) -> str:
+        """In one transaction, store ``memory`` (as ``save_memory`` does) as the
+        user's file ``path`` at version 1, kept as its first version; unless a
+        file is at ``path`` ("exists"), files are under ``path + "/"``
+        ("directory") or a file is at one of ``parents`` ("parent"), in which
+        case nothing is written. Returns "created" or that reason."""
+
+    @abstractmethod
+    def write_memory_file(
+        self,
+        user_id: str,
+        path: str,
+        content: str,
+        session_id: str | None,
+        updated_at: str,
+        expected_version: int,
+        keep_versions: int,
+    ) -> Record | None:
+        """Replace the file's content if its version is still
+        ``expected_version``: the Memory's content and ``updated_at`` change
+        (its session is touched, as ``update_memory`` does), the version goes up
+        by one and is kept with ``session_id`` (MERGEd for the user, refused if
+        another user's), and only the newest ``keep_versions`` versions stay.
+        Returns ``get_memory_file``'s record, or None if the file is gone or
+        was written since ``expected_version`` (the caller reads again)."""
+
+    @abstractmethod
+    def delete_memory_files(self, user_id: str, path: str) -> int:
+        """Delete the user's file at ``path`` and every file under ``path + "/"``
+        (their Memories, versions and chunk links, as ``delete_memory``).
+        Returns how many files were deleted."""
+
+    @abstractmethod
+    def rename_memory_files(
+        self,
+        user_id: str,
+        old_path: str,
+        new_path: str,
+        parents: Sequence[str],
+        session_id: str | None,
+        updated_at: str,
+        keep_versions: int,
+    ) -> str:
+        """In one transaction, move the file at ``old_path`` to ``new_path``, or
+        every file under ``old_path + "/"`` to the same place under
+        ``new_path + "/"``; each moved file gets a new version (its content, the
+        new path). Returns "renamed", or, writing nothing: "missing" (no file at
+        or under ``old_path``), "exists" (a file at or under ``new_path``),
+        "parent" (a file at one of ``parents``, the new path's ancestors)."""
+
+    @abstractmethod
+    def memory_file_versions(self, user_id: str, path: str, limit: int) -> list[Record]:
+        """The kept versions of the user's file at ``path``, newest first:
+        ``version``, ``path``, ``content``, ``session_id``, ``created_at``."""
 
     # -- reconciliation ------------------------------------------------------
     # A run claims sessions with an owner and a lease, and claims each chunk
