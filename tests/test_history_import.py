@@ -18,6 +18,7 @@ import pytest
 from test_hooks_helpers import ClaudeTranscript, claude_payload, codex_rollout_lines
 
 from sessions_graph.engines.sqlite import SQLiteEngine
+from sessions_graph.errors import MemoryValidationError
 from sessions_graph.graph import SessionsGraph
 from sessions_graph.hooks import history, transcript
 from sessions_graph.hooks.handle import project_key
@@ -191,6 +192,22 @@ def test_bad_paths_are_refused_before_anything_is_read(home: Path) -> None:
         history.find_transcripts([home / "missing"])
     with pytest.raises(Exception, match=r"not a \.jsonl"):
         history.find_transcripts([home / "notes.txt"])
+
+
+def test_an_empty_path_or_a_special_file_is_refused_by_name(
+    home: Path, graph: SessionsGraph
+) -> None:
+    # "" would otherwise be the current directory, imported recursively.
+    with pytest.raises(MemoryValidationError, match="empty path"):
+        history.find_transcripts([""])
+    fifo = home / "pipe.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(MemoryValidationError, match="not a regular file"):
+        history.find_transcripts([fifo])
+    result = run_import("")
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == "error: empty path: name a transcript file or directory\n"
+    assert graph.engine.status()["counts"]["sessions"] == 0
 
 
 # -- with the hooks, as real processes ----------------------------------------------

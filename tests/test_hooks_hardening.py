@@ -124,6 +124,28 @@ def test_a_hook_for_bob_cannot_write_into_alices_session(
     assert pending_files(load_settings()) == []
 
 
+def test_a_new_session_of_bob_cannot_take_lines_of_alices_live_transcript(
+    tmp_path: Path, graph: SessionsGraph
+) -> None:
+    """Claude Code names a transcript after its session: a hook for bob that
+    names alice's live transcript under a session id of its own would record
+    her lines not captured yet as bob's, and her own next event would then
+    skip them as recorded by another session."""
+    mine = ClaudeTranscript(tmp_path / "alice-s1.jsonl", "alice-s1")
+    mine.user("alice's first prompt")
+    assert_quiet(hook(claude_payload("Stop", "alice-s1", mine.path)))
+    mine.user("alice's deploy password plan")  # not captured yet
+    for event in ("SessionStart", "Stop"):
+        result = hook(claude_payload(event, "bob-s9", mine.path), env=as_user("bob"))
+        assert (result.returncode, result.stdout) == (0, "")
+        assert "not found for user 'bob'" in result.stderr and result.stderr.count("\n") == 1
+    assert graph.session_owner("bob-s9") is None
+    assert_quiet(hook(claude_payload("Stop", "alice-s1", mine.path)))
+    texts = [a.text for a in graph.get_actions("alice-s1")]
+    assert texts == ["alice's first prompt", "alice's deploy password plan"]
+    assert graph.recall("bob", "deploy password plan").hits == []
+
+
 def test_naming_another_users_transcript_injects_none_of_their_context(
     tmp_path: Path, graph: SessionsGraph
 ) -> None:
@@ -372,3 +394,19 @@ def test_a_long_spool_is_drained_in_the_background_in_order(
     texts = [a.text for a in graph.get_actions("s-1")]
     assert texts == [f"p{n}" for n in range(count)] + ["last"]  # in order, each once
     assert not (settings.spool_dir / "rejected").exists()
+
+
+# -- a state directory the hook cannot use ----------------------------------------------
+def test_a_state_dir_that_is_a_file_still_records_the_event(
+    tmp_path: Path, graph: SessionsGraph
+) -> None:
+    # The spool cannot be read there, but the store is fine: the event is
+    # recorded rather than lost, and the hook stays quiet but for one line.
+    blocker = tmp_path / "state-is-a-file"
+    blocker.write_text("")
+    env = {**os.environ, "SESSIONS_GRAPH_STATE_DIR": str(blocker)}
+    body = {"hook_event_name": "SessionStart", "session_id": "s-nostate", "cwd": str(tmp_path)}
+    result = hook(json.dumps(body), env=env)
+    assert (result.returncode, result.stdout) == (0, "")
+    assert result.stderr.count("\n") <= 1
+    assert graph.get_session("s-nostate") is not None

@@ -7,6 +7,7 @@ The command prints exactly what ``SessionsGraph.recall`` gives (``render`` /
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -235,3 +236,42 @@ def test_recall_loads_neither_typer_nor_pydantic(graph: SessionsGraph) -> None:
     assert "sessions_graph.recall.core" in modules
     heavy = {m for m in modules if m.split(".")[0] in ("typer", "pydantic", "rich", "asyncio")}
     assert not heavy
+
+
+def test_a_db_path_that_does_not_exist_is_not_created(tmp_path: Path, db: Path) -> None:
+    # Recall only reads: a mistyped --db (or a fresh install) says nothing is
+    # stored, like the other read commands, and leaves no file or directory.
+    typo = tmp_path / "no-such-dir" / "x.db"
+    for args in (["cache", "--db", str(typo)], ["cache", "--db", str(typo), "--json"]):
+        result = recall(*args)
+        assert result.returncode == 0, result.stderr
+        assert "no database at" in result.stdout + result.stderr
+        assert len(result.stderr.splitlines()) <= 1
+    assert json.loads(recall("cache", "--db", str(typo), "--json").stdout)["hits"] == []
+    assert not typo.parent.exists()
+    bad = recall("   ", "--db", str(typo))
+    assert bad.returncode == 1 and "query is empty" in bad.stderr  # still checked
+    assert not db.exists()  # the configured store is not created either
+    assert recall("cache").returncode == 0 and not db.exists()
+
+
+def test_a_project_path_that_is_not_utf8_is_searched_not_a_crash(
+    graph: SessionsGraph, tmp_path: Path
+) -> None:
+    # The OS hands such a name over with surrogate escapes; a session's cwd
+    # is stored with U+FFFD in their place, and the filter compares the same.
+    odd = os.fsencode(str(tmp_path)) + b"/caf\xe9"
+    graph.record_session_start("s-odd", user_id="alice", cwd=os.fsdecode(odd))
+    graph.record_actions(
+        "s-odd",
+        [{"action_id": "odd-1", "action_type": "user_message", "text": "the croissant cache"}],
+        user_id="alice",
+    )
+    result = subprocess.run(
+        [*CLI, "recall", "croissant", "--project", odd, "--json"],
+        capture_output=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    hits = json.loads(result.stdout)["hits"]
+    assert [h["action_id"] for h in hits if h["kind"] == "turn"] == ["odd-1"]

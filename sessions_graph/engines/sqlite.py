@@ -569,18 +569,22 @@ class SQLiteEngine(Engine):
         if owner != user_id:
             raise MemoryValidationError(not_found_for_user(session_id, user_id))
 
+    def _insert_memory(self, conn: sqlite3.Connection, memory: Record) -> None:
+        """INSERT a Memory, MERGE its User and Session, touch the Session."""
+        self._ensure_user(conn, memory["user_id"], memory["created_at"])
+        if memory["session_id"]:
+            self._ensure_session(
+                conn, memory["session_id"], memory["user_id"], memory["created_at"]
+            )
+            conn.execute(_TOUCH_SESSION, (memory["session_id"],))
+        conn.execute(
+            f"INSERT INTO memories({_MEMORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+            tuple(memory[k] for k in _MEMORY_COLUMNS.split(", ")),
+        )
+
     def save_memory(self, memory: Record) -> None:
         with self._write() as conn:
-            self._ensure_user(conn, memory["user_id"], memory["created_at"])
-            if memory["session_id"]:
-                self._ensure_session(
-                    conn, memory["session_id"], memory["user_id"], memory["created_at"]
-                )
-                conn.execute(_TOUCH_SESSION, (memory["session_id"],))
-            conn.execute(
-                f"INSERT INTO memories({_MEMORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
-                tuple(memory[k] for k in _MEMORY_COLUMNS.split(", ")),
-            )
+            self._insert_memory(conn, memory)
 
     def get_memory(self, memory_id: str, user_id: str | None = None) -> Record | None:
         rows = self._read(
@@ -908,16 +912,7 @@ class SQLiteEngine(Engine):
             conflict = self._file_conflict(conn, memory["user_id"], path, parents)
             if conflict:
                 return conflict
-            self._ensure_user(conn, memory["user_id"], memory["created_at"])
-            if memory["session_id"]:
-                self._ensure_session(
-                    conn, memory["session_id"], memory["user_id"], memory["created_at"]
-                )
-                conn.execute(_TOUCH_SESSION, (memory["session_id"],))
-            conn.execute(
-                f"INSERT INTO memories({_MEMORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
-                tuple(memory[k] for k in _MEMORY_COLUMNS.split(", ")),
-            )
+            self._insert_memory(conn, memory)
             conn.execute(
                 "INSERT INTO memory_files(memory_id, user_id, path, version) VALUES (?, ?, ?, 1)",
                 (memory["memory_id"], memory["user_id"], path),

@@ -25,7 +25,10 @@ else), with one exception that keeps a mid-session ``user_id`` change from
 losing the rest of the session: an event naming the very transcript the
 session has been imported from is that session's own runtime speaking, and is
 recorded for the session's owner (reading the owner's transcript into the
-owner's session gives nobody anyone else's text).
+owner's session gives nobody anyone else's text). The converse is refused
+too: an event of a new or own session naming the transcript of another
+user's session (the file is named after its session), whose lines not
+captured yet would otherwise change owner.
 
 Errors split in two: store faults (``is_store_fault``) may pass if retried
 later, so the caller spools the payload; anything else (``PayloadError``,
@@ -43,7 +46,7 @@ from sessions_graph.errors import MemoryValidationError, SessionsGraphError, Sto
 from sessions_graph.hooks import codex
 from sessions_graph.hooks.actions import Action, digest, make_action
 from sessions_graph.hooks.transcript import TranscriptError, import_actions
-from sessions_graph.validation import check_id, without_surrogates
+from sessions_graph.validation import ID_PATTERN, check_id, without_surrogates
 
 if TYPE_CHECKING:
     from sessions_graph.engines.base import ImportCursor
@@ -176,12 +179,32 @@ def _acting_user(
     """Whose event this is: ``user_id`` for a new session or one of its own;
     the owner for an event naming the transcript the session is imported from
     (see the module docstring); refused for anyone else's session."""
+    if source is not None:
+        for named in _transcript_sessions(source):
+            if named == session_id:
+                continue
+            # Another session's own transcript (runtimes name the file after
+            # its session): its lines not captured yet would become this
+            # user's, and the owner's next event would skip them as foreign.
+            other = graph.session_owner(named)
+            if other is not None and other != user_id:
+                raise MemoryValidationError(not_found_for_user(named, user_id))
     owner = graph.session_owner(session_id)
     if owner is None or owner == user_id:
         return user_id
     if source is not None and cursor is not None and cursor.source == source:
         return owner
     raise MemoryValidationError(not_found_for_user(session_id, user_id))
+
+
+def _transcript_sessions(source: str) -> list[str]:
+    """The sessions a transcript file may be named after: Claude Code's
+    ``<session_id>.jsonl``, and the UUID ending a Codex rollout's name."""
+    stem = Path(source).stem
+    names = [stem] if ID_PATTERN.fullmatch(stem) else []
+    if stem.startswith("rollout-") and len(stem) > 45 and stem[-37] == "-":
+        names.append(stem[-36:])
+    return names
 
 
 def _record(

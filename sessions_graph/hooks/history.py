@@ -65,6 +65,8 @@ def find_transcripts(paths: Iterable[str | Path]) -> list[Path]:
     anything is read."""
     found: list[Path] = []
     for given in paths:
+        if not str(given).strip():  # Path("") is ".": the whole working directory
+            raise MemoryValidationError("empty path: name a transcript file or directory")
         # Absolute but not resolved: the runtime names the transcript by the
         # same unresolved path, and the import cursor is keyed by it.
         path = Path(os.path.abspath(Path(given).expanduser()))
@@ -74,6 +76,8 @@ def find_transcripts(paths: Iterable[str | Path]) -> list[Path]:
             if path.suffix != ".jsonl":
                 raise MemoryValidationError(f"not a .jsonl transcript: {given}")
             found.append(path)
+        elif os.path.lexists(path):  # a FIFO, a device, a socket, a broken link
+            raise MemoryValidationError(f"not a regular file: {given}")
         else:
             raise MemoryValidationError(f"no such file or directory: {given}")
     return list(dict.fromkeys(found))

@@ -339,8 +339,9 @@ def _quote(text: str | None, limit: int = QUOTE_CHARS) -> str:
     flat = " ".join(redact(text or "").split())
     if len(flat) > limit:
         flat = flat[: limit - 1].rstrip() + "…"
-    # JSON allows "\/": a quoted closing tag cannot end the element early.
-    return json.dumps(flat, ensure_ascii=False).replace(f"</{TAG}", f"<\\/{TAG}")
+    # JSON allows "\/": no closing tag in any case or spacing (a model reads
+    # "</SESSIONS-GRAPH-MEMORY>" or "</ tag>" as one) can end the element early.
+    return json.dumps(flat, ensure_ascii=False).replace("</", "<\\/")
 
 
 def _when(stamp: str | None) -> str:

@@ -283,22 +283,6 @@ def _queue_behind(payload: dict[str, Any], settings: Settings, why: str) -> None
     log_line(settings.log_path, "INFO", f"{why}: spooled as {kept.name}, applied by {by}")
 
 
-
-def _queue_behind(payload: dict[str, Any], settings: Settings, why: str) -> None:
-    """Spool this event for a background replay, which applies the spool in
-    order (the next hook call or ``reconcile`` run would too): used when
-    earlier events are still spooled (more than the budget could replay, or
-    another process is replaying them), so that this one lands after them,
-    and when the store stayed locked past the budget."""
-    from sessions_graph.hooks.spawn import spawn_replay
-    from sessions_graph.hooks.spool import spool_payload
-
-    kept = spool_payload(settings, payload, user_id=settings.user_id)
-    child = spawn_replay(settings)
-    by = f"a background replay (pid {child.pid})" if child else "the replay under way"
-    log_line(settings.log_path, "INFO", f"{why}: spooled as {kept.name}, applied by {by}")
-
-
 def _mute_library_logging() -> None:
     """Keep library log records (the Bolt driver reports each failed connection
     or routing attempt) off stderr: with no handler anywhere, ``logging``'s

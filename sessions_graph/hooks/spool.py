@@ -111,7 +111,10 @@ def spool_is_empty(settings: Settings) -> bool:
     for directory in spool_dirs(settings):
         try:
             names = os.listdir(directory)
-        except FileNotFoundError:
+        except OSError:
+            # Missing, or unusable (the state directory is a file, or not
+            # ours): nothing there can be replayed, and the event at hand
+            # must still reach the store rather than be lost with the spool.
             continue
         if any((n.endswith(".json") and n[0] != ".") or _CLAIM in n for n in names):
             return False

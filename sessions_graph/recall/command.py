@@ -98,24 +98,45 @@ def recall_text(args: argparse.Namespace, db: str | None) -> str:
     from sessions_graph.graph import SessionsGraph
     from sessions_graph.recall.core import recall
     from sessions_graph.recall.render import render
+    from sessions_graph.recall.request import check_request
+    from sessions_graph.settings import load_settings
 
-    with SessionsGraph(db=args.db or db) as graph:
-        result = recall(
-            graph.engine,
-            args.user or graph.settings.user_id,
-            args.query,
-            limit=args.limit,
-            session_id=args.session,
-            scope=_scope(args.scope),
-            since=args.since,
-            until=args.until,
-            project=_project(args.project),
-        )
+    settings = load_settings(db=args.db or db)
+    user_id = args.user or settings.user_id
+    options = {
+        "limit": args.limit,
+        "session_id": args.session,
+        "scope": _scope(args.scope),
+        "since": args.since,
+        "until": args.until,
+        "project": _project(args.project),
+    }
+    missing = _missing_store(settings)
+    if missing:
+        # Recall only reads: a mistyped --db must not leave an empty database
+        # (and its directories) behind. The request is still checked.
+        request = check_request(user_id, args.query, **options)
+        result = {"user_id": request.user_id, "query": request.query, "hits": []}
+        note = f"no database at {missing}: nothing recorded yet"
+        if not args.json:
+            return note
+        sys.stderr.write(note + "\n")
+    else:
+        with SessionsGraph(settings=settings) as graph:
+            result = recall(graph.engine, user_id, args.query, **options)
     if args.json:
         from sessions_graph.recall import to_json
 
         return to_json(result)
     return render(result["hits"], args.max_tokens, result["query"])
+
+
+def _missing_store(settings: Any) -> str | None:
+    """The embedded database's path when there is no file there yet."""
+    if settings.engine_name != "embedded":
+        return None
+    path = os.path.expanduser(str(settings.db))
+    return None if os.path.exists(path) else path
 
 
 def main(argv: list[str], db: str | None = None) -> int:

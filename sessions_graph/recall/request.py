@@ -9,7 +9,7 @@ from typing import NamedTuple
 from sessions_graph.errors import InvalidQueryError, MemoryValidationError
 from sessions_graph.recall.dates import named_windows, to_utc
 from sessions_graph.recall.text import query_terms
-from sessions_graph.validation import check_id, check_optional_id
+from sessions_graph.validation import check_id, check_optional_id, without_surrogates
 
 #: Longest question accepted, in characters.
 MAX_QUERY_CHARS = 1000
@@ -99,7 +99,10 @@ def check_request(
         scope=scopes,
         since=start,
         until=end,
-        project=project.rstrip("/") or "/" if isinstance(project, str) else None,
+        # Cwds are stored with U+FFFD for what was not UTF-8: compare the same.
+        project=(
+            without_surrogates(project.rstrip("/") or "/") if isinstance(project, str) else None
+        ),
         terms=tuple(terms),
         windows=tuple(windows),
         undated_terms=tuple(undated),
