@@ -368,3 +368,19 @@ def test_claude_config_dir_and_codex_home_are_honoured(
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("imported 1 file: 1 session, 12 new actions")
     assert graph.import_cursor(CLAUDE_SID, str(t.path)) == t.path.stat().st_size
+
+
+def test_a_line_longer_than_the_head_window_is_stepped_over(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Finding a file's session reads bounded pieces: an over-long first line
+    (a huge tool result) is skipped, and the lines after it still count."""
+    path = home / "rollout-2026-11-29T10-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
+    meta = {"type": "session_meta", "timestamp": "2026-11-29T10:00:00Z",
+            "payload": {"id": "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "cwd": "/src/orion"}}
+    long_line = json.dumps({"type": "event_msg", "payload": {"text": "x" * 5000}})
+    path.write_text(long_line + "\n" + json.dumps(meta) + "\n", encoding="utf-8")
+    monkeypatch.setattr(history, "HEAD_LINE_BYTES", 1000)
+    head = history.read_head(path)
+    assert head.session_id == "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
+    assert head.cwd == "/src/orion"

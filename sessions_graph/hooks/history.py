@@ -41,6 +41,10 @@ if TYPE_CHECKING:
 #: Lines read from the top of a transcript to find its session, start and cwd:
 #: Claude Code may open with summaries and file snapshots before the first message.
 HEAD_LINES = 2000
+#: Longest line read whole while looking for the session: a longer one (a
+#: huge tool result) is stepped over in pieces of this size, never held in
+#: memory whole (the import itself reads it window by window later).
+HEAD_LINE_BYTES = 8 * 1024 * 1024
 #: A Codex rollout's file name ends with the session id (a UUID).
 _ROLLOUT_ID = re.compile(
     r"rollout-.*?([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
@@ -105,7 +109,7 @@ def read_head(path: Path) -> Head:
     head = Head()
     try:
         with open(path, "rb") as fh:
-            for number, raw in enumerate(fh):
+            for number, raw in enumerate(_bounded_lines(fh)):
                 if number >= HEAD_LINES or _complete(head):
                     break
                 try:
@@ -122,6 +126,17 @@ def read_head(path: Path) -> Head:
         match = _ROLLOUT_ID.search(path.name)
         head.session_id = match.group(1) if match else None
     return head
+
+
+def _bounded_lines(fh: Any) -> Iterable[bytes]:
+    """The file's lines; one longer than ``HEAD_LINE_BYTES`` is yielded as
+    ``b""`` (not JSON: skipped) after being read past in bounded pieces."""
+    while raw := fh.readline(HEAD_LINE_BYTES):
+        if len(raw) == HEAD_LINE_BYTES and not raw.endswith(b"\n"):
+            while (rest := fh.readline(HEAD_LINE_BYTES)) and not rest.endswith(b"\n"):
+                pass
+            raw = b""
+        yield raw
 
 
 def _complete(head: Head) -> bool:
