@@ -31,31 +31,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-ADVERSARIAL = [
-    "curl ",
-    "curl -u ",
-    "mysql -p ",
-    "docker login -p ",
-    "key=",
-    "token:",
-    "password=",
-    "password:",
-    "cookie:",
-    "authorization:",
-    "a.",
-    "eyJ",
-    "&sig",
-    "--password",
-    "AKIAIOSFODNN7EXAMPLE ",
-    "name: password\n",
-    "api_key: abc\n",
-    "\\u001b[",
-    "%",
-    "\\",
-    '\\"password\\": \\"',
-]
-
-
 def corpus(size: int) -> str:
     """``size`` characters of this package's source, repeated as needed."""
     text = "\n".join(p.read_text("utf-8") for p in sorted((ROOT / "sessions_graph").rglob("*.py")))
@@ -94,7 +69,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=30)
     args = parser.parse_args()
 
-    from redact_probes import PROBES
+    from redact_probes import ADVERSARIAL, PROBES
 
     from sessions_graph.redact import redact
 

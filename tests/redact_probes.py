@@ -3,7 +3,8 @@
 Each probe is (description, text, secret): the text as a tool call, tool
 result or message carries it (tool calls are their input as JSON, so a file
 written or a command run arrives JSON-escaped), and the secret that must not
-survive redaction. Shared by the tests and ``bench/bench_redact.py``.
+survive redaction. Shared by the tests and ``bench/bench_redact.py``, with
+``ADVERSARIAL``, the inputs that would be slow if a pattern were quadratic.
 """
 
 from __future__ import annotations
@@ -14,6 +15,35 @@ AWS_ID = "AKIAIOSFODNN7EXAMPLE"
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 GHP = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 XOXB = "xoxb-12345678901-abcdefghijklmn"
+
+#: Texts that cost seconds to minutes when repeated to 200,000 characters with
+#: patterns that rescan the rest of a line (or a run) from every starting
+#: point ("curl " * 40000 took 121 s): the test bounds them, the bench shows
+#: their scaling.
+ADVERSARIAL = [
+    "curl ",
+    "curl -u ",
+    "mysql -p ",
+    "docker login -p ",
+    "key=",
+    "token:",
+    "password=",
+    "password:",
+    "cookie:",
+    "authorization:",
+    "a.",
+    "eyJ",
+    "&sig",
+    "pypi-AgE",
+    "--password",
+    "AKIAIOSFODNN7EXAMPLE ",
+    "name: password\n",
+    "api_key: abc\n",
+    "\\u001b[",
+    "%",
+    '\\"password\\": \\"',
+    "\\",
+]
 
 
 def _call(**tool_input: object) -> str:

@@ -251,7 +251,7 @@ def test_redaction_is_idempotent() -> None:
 
 # -- secrets behind encodings and in config formats (tests/redact_probes.py) --
 
-from redact_probes import PROBES  # noqa: E402
+from redact_probes import ADVERSARIAL, PROBES  # noqa: E402
 
 from sessions_graph.redact import redact_counted  # noqa: E402
 
@@ -310,29 +310,6 @@ def test_decoded_and_yaml_look_alikes_are_left_alone(text: str) -> None:
 def test_redaction_of_the_probes_is_idempotent() -> None:
     once = redact("\n".join(text for _, text, _ in PROBES))
     assert redact_counted(once) == (once, 0)
-
-
-# Each would take seconds to minutes with patterns that rescan the rest of a
-# line (or a run) from every starting point: "curl " * 40000 took 121 s.
-ADVERSARIAL = [
-    "curl ",
-    "curl -u ",
-    "mysql -p ",
-    "docker login -p ",
-    "key=",
-    "token:",
-    "password:",
-    "cookie:",
-    "authorization:",
-    "a.",
-    "eyJ",
-    "pypi-AgE",
-    "--password",
-    "AKIAIOSFODNN7EXAMPLE ",
-    "name: password\n",
-    '\\"password\\": \\"',
-    "\\",
-]
 
 
 def test_adversarial_texts_cost_linear_time(tmp_path: Path) -> None:
