@@ -43,7 +43,6 @@ class LocalExtractor:
     name = NAME
 
     def __init__(self, *, use_ner: bool | None = None, quiet: bool = False) -> None:
-        self._use_ner = use_ner
         self._quiet = quiet
         self._loaded = use_ner is False
         self._model: Any = None

@@ -107,14 +107,6 @@ class Findings:
         return iter(self.by_key.values())
 
 
-def _blank(match: re.Match[str], group: int | str = 0) -> str:
-    """``match``'s text with ``group`` replaced by spaces of the same length."""
-    whole = match.group(0)
-    start, end = match.span(group)
-    offset = match.start()
-    return whole[: start - offset] + " " * (end - start) + whole[end - offset :]
-
-
 # --- 1. markers, URLs, e-mail addresses -------------------------------------------
 _MARKER = re.compile(r"\[REDACTED:[a-z_]+\]")
 _URL = re.compile(
