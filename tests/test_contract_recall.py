@@ -249,6 +249,44 @@ def test_tool_results_weigh_less_than_conversation(graph: SessionsGraph) -> None
     assert hits.index("u-msg") < hits.index("t-res")
 
 
+def test_a_named_person_s_own_turns_come_first(graph: SessionsGraph) -> None:
+    # Both turns say "Maria" and "garden", John's more often; the question
+    # names Maria, so the turn she spoke answers it, not the one spoken to her.
+    turns(
+        graph,
+        "s-chat",
+        "alice",
+        "Maria: I planted tomatoes and basil in my garden this spring.",
+        "John: Maria, your garden photos are lovely, the garden looks great!",
+    )
+    hits = [h.action_id for h in graph.recall("alice", "What did Maria say about her garden?").hits]
+    assert hits[0] == "s-chat-0"
+    # Without a name in the question the better word match leads.
+    hits = [h.action_id for h in graph.recall("alice", "garden photos").hits]
+    assert hits[0] == "s-chat-1"
+
+
+def test_the_reply_outranks_the_question_it_answers(graph: SessionsGraph) -> None:
+    turns(
+        graph,
+        "s-q",
+        "alice",
+        "Which message broker do we use for the billing events?",
+        "The billing events go through the message broker RabbitMQ.",
+    )
+    turns(
+        graph,
+        "s-q2",
+        "alice",
+        "Which message broker do we use for the billing events? [file: notes.md]",
+        "Whatever you prefer.",
+    )
+    hits = [h.action_id for h in graph.recall("alice", "billing events message broker").hits]
+    assert hits.index("s-q-1") < hits.index("s-q-0")
+    # A note attached after the question mark still makes it a question.
+    assert hits.index("s-q-1") < hits.index("s-q2-0")
+
+
 def test_one_session_does_not_crowd_out_the_rest(graph: SessionsGraph) -> None:
     turns(graph, "s-big", "alice", *["deploy the billing service to staging"] * 20)
     turns(graph, "s-small", "alice", "the billing deploy broke staging yesterday")

@@ -108,6 +108,9 @@ def test_recorded_actions_get_their_documents_in_the_same_transaction() -> None:
         "action_id": "new-1",
         "body": "RabbitMQ, durable",
         "context": "which queue? which queue?",  # the turn before counts twice
+        "speaker": None,
+        "asks": False,
     }
+    assert documents["old-1"]["asks"] is True
     assert documents["old-1"]["context"] == "RabbitMQ, durable"
     assert writes[0].params["user_key"] == user_key("alice")

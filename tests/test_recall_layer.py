@@ -15,7 +15,16 @@ from sessions_graph.recall import fusion
 from sessions_graph.recall.core import recall
 from sessions_graph.recall.dates import named_windows
 from sessions_graph.recall.render import render
-from sessions_graph.recall.text import index_text, query_terms
+from sessions_graph.recall.text import asks, index_text, query_terms, speaker
+
+#: No recall filter (``Engine.search_turns``).
+FILTERS = {
+    "since": None,
+    "until": None,
+    "project": None,
+    "exclude_session": None,
+    "only_session": None,
+}
 
 
 def test_plain_layer_returns_dicts_and_renders_them(tmp_path: Path) -> None:
@@ -83,6 +92,52 @@ def test_actions_stored_before_the_turn_index_are_indexed_on_upgrade(tmp_path: P
     engine = SQLiteEngine(path)
     hits = recall(engine, "alice", "kafka compaction")["hits"]
     assert {h["action_id"] for h in hits} == {"a0", "a1"}
+
+
+def test_turns_indexed_before_speakers_get_them_on_upgrade(tmp_path: Path) -> None:
+    path = tmp_path / "v9.db"
+    conn = sqlite3.connect(path)
+    for number, migration in enumerate(MIGRATIONS[:9]):
+        for statement in _statements(migration):
+            conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {number + 1}")
+    conn.execute("INSERT INTO users VALUES ('alice', '2025-01-01')")
+    conn.execute(
+        "INSERT INTO sessions(session_id, user_id, started_at) VALUES ('s', 'alice', '2025')"
+    )
+    for seq, text in enumerate(["Maria: which kafka topic?", "Maria: the kafka topic is orders"]):
+        conn.execute(
+            "INSERT INTO actions(action_id, session_id, seq, action_type, text)"
+            " VALUES (?, 's', ?, 'user_message', ?)",
+            (f"a{seq}", seq, text),
+        )
+        conn.execute(
+            "INSERT INTO turn_docs(rowid, action_id, user_id, session_id, action_type)"
+            " VALUES (?, ?, 'alice', 's', 'user_message')",
+            (seq + 1, f"a{seq}"),
+        )
+        conn.execute(
+            "INSERT INTO turns_fts(rowid, body, context) VALUES (?, ?, '')", (seq + 1, text)
+        )
+    conn.commit()
+    conn.close()
+    rows = SQLiteEngine(path).search_turns("alice", [("kafka",)], 10, FILTERS)
+    assert {(r["action_id"], r["speaker"], r["asks"]) for r in rows} == {
+        ("a0", "maria", True),
+        ("a1", "maria", False),
+    }
+
+
+def test_speaker_labels_and_asking_turns() -> None:
+    assert speaker("Caroline: I went hiking") == "caroline"
+    assert speaker("Dr. Mary Jones: the results are in") == "dr. mary jones"
+    # Not labels: lowercase words, a URL, a colon without a space after it.
+    assert speaker("fix: the cache") is None
+    assert speaker("https://example.com is up") is None
+    assert speaker("Caroline:hi") is None
+    assert asks("Tim: Have you been to Universal Studios? [shared image: a castle]")
+    assert asks('Did it say "timeout?"')
+    assert not asks("What? No, we shipped it.")
 
 
 def test_index_text_spaces_cjk_and_cuts_long_tokens() -> None:
@@ -165,16 +220,9 @@ def test_common_terms_are_left_out_when_others_remain(
     ]
     for i, row in enumerate(rows):  # apart, so no turn is another's context
         engine.add_actions(f"s{i}", "alice", [row])
-    filters = {
-        "since": None,
-        "until": None,
-        "project": None,
-        "exclude_session": None,
-        "only_session": None,
-    }
-    found = engine.search_turns("alice", [("error",), ("zeppelin",)], 100, filters)
+    found = engine.search_turns("alice", [("error",), ("zeppelin",)], 100, FILTERS)
     # Only rows with the rare word.
     assert sorted(r["action_id"] for r in found) == ["a12", "a13"]
     # Nothing but common words: the least common one selects.
-    found = engine.search_turns("alice", [("error",)], 100, filters)
+    found = engine.search_turns("alice", [("error",)], 100, FILTERS)
     assert len(found) == 13

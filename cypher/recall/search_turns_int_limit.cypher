@@ -18,5 +18,6 @@ WHERE ($since IS NULL OR ts >= $since) AND ($until IS NULL OR ts <= $until)
   AND ($project IS NULL OR s.project_key = $project OR s.cwd = $project
        OR s.cwd STARTS WITH $project_dir)
 RETURN a.action_id AS action_id, a.session_id AS session_id, a.action_type AS action_type,
+       a.recall_speaker AS speaker, coalesce(a.recall_asks, false) AS asks,
        ts AS timestamp, score
 ORDER BY score DESC

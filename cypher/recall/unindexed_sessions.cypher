@@ -1,4 +1,5 @@
-// Sessions holding actions stored before the turn index existed.
+// Sessions holding actions stored before the turn index existed, or before
+// it held speaker and asks (schema version 4).
 MATCH (s:Session)-[:HAS_ACTION]->(a:Action)
-WHERE a.recall_body IS NULL
+WHERE a.recall_asks IS NULL
 RETURN DISTINCT s.session_id AS session_id, s.user_id AS user_id

@@ -476,7 +476,9 @@ class Engine(ABC):
         where an action is indexed with the text of its neighbouring actions
         in the session (its own text weighing more). Records: ``action_id``,
         ``session_id``, ``seq``, ``action_type``, ``timestamp`` (the action's,
-        else the session's start) and ``score`` (higher is better). Another
+        else the session's start), ``speaker`` and ``asks`` (its document's,
+        ``recall.text.speaker`` / ``asks``; None and False for a document
+        written before they were) and ``score`` (higher is better). Another
         user's action is never returned, nor cut off the user's by the limit."""
 
     @abstractmethod

@@ -105,7 +105,8 @@ T = TypeVar("T")
 #: Bumped when ``cypher/schema/setup`` changes in a way old stores must follow.
 #: 2: recall's turn index (``action_recall_index``; ``setup`` indexes older actions).
 #: 3: memory files, unique per user and path.
-SCHEMA_VERSION = 3
+#: 4: turn documents hold speaker and asks (``setup`` rewrites older ones).
+SCHEMA_VERSION = 4
 
 #: Seconds to wait for a TCP connection before calling the server unreachable.
 CONNECTION_TIMEOUT = 10.0

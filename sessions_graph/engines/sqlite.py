@@ -63,7 +63,7 @@ from sessions_graph.query import (
     tokenize,
 )
 from sessions_graph.recall.records import group_entity_units
-from sessions_graph.recall.text import TURN_RADIUS, turn_documents
+from sessions_graph.recall.text import TURN_RADIUS, asks, speaker, turn_documents
 from sessions_graph.validation import check_workspace
 
 #: A recall term found in more turn documents than this is a common term
@@ -318,6 +318,17 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (memory_id, version)
     );
     """,
+    # 10: who speaks each turn and whether it asks (recall.text.speaker /
+    # asks), read by recall's weights. Computed in Python for the turns
+    # already indexed: ``_migrate`` registers both functions for this.
+    """
+    ALTER TABLE turn_docs ADD COLUMN speaker TEXT;
+    ALTER TABLE turn_docs ADD COLUMN asks INTEGER NOT NULL DEFAULT 0;
+    UPDATE turn_docs SET (speaker, asks) = (
+        SELECT sg_speaker(a.text), sg_asks(a.text) FROM actions a
+        WHERE a.action_id = turn_docs.action_id
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -468,6 +479,8 @@ class SQLiteEngine(Engine):
         try:
             # journal_mode is persistent in the file, so it is set once here.
             self._conn.execute("PRAGMA journal_mode = WAL")
+            self._conn.create_function("sg_speaker", 1, lambda t: speaker(t or ""))
+            self._conn.create_function("sg_asks", 1, lambda t: asks(t or ""))
             with self._write() as conn:
                 version = conn.execute("PRAGMA user_version").fetchone()[0]
                 for number in range(version, SCHEMA_VERSION):
@@ -1342,9 +1355,17 @@ class SQLiteEngine(Engine):
                 )
                 continue
             cursor = conn.execute(
-                "INSERT INTO turn_docs(action_id, user_id, session_id, action_type, timestamp)"
-                " VALUES (?, ?, ?, ?, ?)",
-                (row["action_id"], user_id, session_id, row["action_type"], row["timestamp"]),
+                "INSERT INTO turn_docs(action_id, user_id, session_id, action_type, timestamp,"
+                " speaker, asks) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    row["action_id"],
+                    user_id,
+                    session_id,
+                    row["action_type"],
+                    row["timestamp"],
+                    document["speaker"],
+                    document["asks"],
+                ),
             )
             conn.execute(
                 "INSERT INTO turns_fts(rowid, body, context) VALUES (?, ?, ?)",
@@ -1379,7 +1400,7 @@ class SQLiteEngine(Engine):
                 (match, RANKED_TURN_DOCS),
             )[0][0]
         rows = self._read(
-            "SELECT d.action_id, d.session_id, d.action_type,"
+            "SELECT d.action_id, d.session_id, d.action_type, d.speaker, d.asks,"
             " coalesce(d.timestamp, s.started_at) AS timestamp, -turns_fts.rank AS score"
             " FROM turns_fts JOIN turn_docs d ON d.rowid = turns_fts.rowid"
             " JOIN sessions s ON s.session_id = d.session_id"
@@ -1394,7 +1415,7 @@ class SQLiteEngine(Engine):
                 **_turn_filter_params(filters),
             },
         )
-        return [dict(r) for r in rows]
+        return [{**r, "asks": bool(r["asks"])} for r in map(dict, rows)]
 
     def _turn_match(self, terms: Sequence[Sequence[str]]) -> str | None:
         """The MATCH expression for recall's terms, leaving out common ones.

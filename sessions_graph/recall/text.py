@@ -43,6 +43,13 @@ TURN_BODY_CHARS = 8000
 TURN_CONTEXT_WEIGHT = 0.3
 
 _WORD = re.compile(r"[^\W_]+")
+#: A speaker label opening a turn, the way chat logs and meeting transcripts
+#: write who speaks: one to three capitalised words and a colon ("Caroline:",
+#: "Dr. Mary Jones:").
+_SPEAKER = re.compile(r"\s*((?:[A-Z][\w.'-]*)(?: [A-Z][\w.'-]*){0,2}):\s")
+#: What a turn ends with after its words: an attachment note ("[shared
+#: image: ...]", "[file: ...]"), closing quotes or brackets, spaces.
+_TRAILER = re.compile(r"(?:\s*\[[^\[\]]*\])+\s*$|[\s\"')\]]+$")
 _LONG = re.compile(rf"[^\W_]{{{MAX_TOKEN_CHARS + 1},}}")
 
 #: Function words of English questions and answers: they match nearly every
@@ -95,7 +102,7 @@ def turn_documents(rows: Sequence[Mapping[str, Any]], first_seq: int) -> list[di
     ``first_seq`` on were stored: ``rows`` are the session's actions from
     ``first_seq - 2 * TURN_RADIUS`` on, in order (``action_id``, ``seq``,
     ``text``). Each new action gets its document (``action_id``, ``body``,
-    ``context``), and the ``TURN_RADIUS`` actions before them get theirs
+    ``context``, ``speaker``, ``asks``), and the ``TURN_RADIUS`` actions before them get theirs
     again, since their neighbours changed; the ones further back are only
     read, as context."""
     prepared = [turn_document(r["text"] or "") for r in rows]
@@ -111,8 +118,33 @@ def turn_documents(rows: Sequence[Mapping[str, Any]], first_seq: int) -> list[di
             # than about what comes after it.
             parts.append(prepared[i - 1][:TURN_NEIGHBOUR_CHARS])
         context = " ".join(parts)
-        documents.append({"action_id": row["action_id"], "body": prepared[i], "context": context})
+        own = row["text"] or ""
+        documents.append(
+            {
+                "action_id": row["action_id"],
+                "body": prepared[i],
+                "context": context,
+                "speaker": speaker(own),
+                "asks": asks(own),
+            }
+        )
     return documents
+
+
+def speaker(text: str) -> str | None:
+    """Who says ``text``, when it opens with a speaker label ("Caroline:
+    ..."): the label, casefolded. A question naming a person is mostly about
+    what that person said (what they did, like, plan), so recall weighs the
+    turns they spoke above the ones spoken to them."""
+    match = _SPEAKER.match(text)
+    return match.group(1).casefold() if match else None
+
+
+def asks(text: str) -> bool:
+    """Whether ``text`` ends by asking something: a turn that asks rarely holds
+    the answer a question looks for; the reply after it does (and is indexed
+    with it as context)."""
+    return _TRAILER.sub("", text[-400:]).endswith("?")
 
 
 def _pieces(token: str) -> list[str]:
