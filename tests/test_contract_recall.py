@@ -266,6 +266,20 @@ def test_a_named_person_s_own_turns_come_first(graph: SessionsGraph) -> None:
     assert hits[0] == "s-chat-1"
 
 
+def test_the_first_person_a_question_names_is_its_subject(graph: SessionsGraph) -> None:
+    turns(
+        graph,
+        "s-trip",
+        "alice",
+        "Tim: Edinburgh would suit the team trip.",
+        "John: Tim, thanks, Edinburgh for the team trip, a team trip to Edinburgh it is!",
+    )
+    hits = graph.recall("alice", "Which city did Tim suggest to John for the team trip?").hits
+    assert hits[0].action_id == "s-trip-0"
+    hits = graph.recall("alice", "Which city did John pick after Tim's team trip idea?").hits
+    assert hits[0].action_id == "s-trip-1"
+
+
 def test_the_reply_outranks_the_question_it_answers(graph: SessionsGraph) -> None:
     turns(
         graph,
