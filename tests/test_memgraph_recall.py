@@ -9,14 +9,10 @@ from memgraph_fakes import fake_engine
 
 from sessions_graph.cypher import load
 from sessions_graph.engines.memgraph import turn_search_query, user_key
+from sessions_graph.recall.request import check_request
 
-FILTERS = {
-    "since": None,
-    "until": None,
-    "project": None,
-    "exclude_session": None,
-    "only_session": None,
-}
+#: No recall filter (``Engine.search_turns``): what a plain question asks for.
+FILTERS = check_request("alice", "anything").turn_filters()
 
 
 def _answer(version: str, hits: dict[str, list[dict[str, Any]]]):

@@ -15,16 +15,11 @@ from sessions_graph.recall import fusion
 from sessions_graph.recall.core import recall
 from sessions_graph.recall.dates import named_windows
 from sessions_graph.recall.render import render
+from sessions_graph.recall.request import check_request
 from sessions_graph.recall.text import asks, index_text, query_terms, speaker
 
-#: No recall filter (``Engine.search_turns``).
-FILTERS = {
-    "since": None,
-    "until": None,
-    "project": None,
-    "exclude_session": None,
-    "only_session": None,
-}
+#: No recall filter (``Engine.search_turns``): what a plain question asks for.
+FILTERS = check_request("alice", "anything").turn_filters()
 
 
 def test_plain_layer_returns_dicts_and_renders_them(tmp_path: Path) -> None:
@@ -70,10 +65,12 @@ def test_plain_layer_does_not_import_pydantic(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def test_actions_stored_before_the_turn_index_are_indexed_on_upgrade(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
+def _old_store(path: Path, version: int, texts: list[str], *, indexed: bool = False) -> None:
+    """A store file at schema ``version`` holding one session of alice's with
+    ``texts`` as its actions (``a0``, ``a1``, ...); ``indexed``: with turn
+    documents as that version wrote them (own text, no context)."""
     conn = sqlite3.connect(path)
-    for number, migration in enumerate(MIGRATIONS[:3]):
+    for number, migration in enumerate(MIGRATIONS[:version]):
         for statement in _statements(migration):
             conn.execute(statement)
         conn.execute(f"PRAGMA user_version = {number + 1}")
@@ -81,14 +78,28 @@ def test_actions_stored_before_the_turn_index_are_indexed_on_upgrade(tmp_path: P
     conn.execute(
         "INSERT INTO sessions(session_id, user_id, started_at) VALUES ('s', 'alice', '2025')"
     )
-    for seq, text in enumerate(["old question about kafka", "the answer: use compaction"]):
+    for seq, text in enumerate(texts):
         conn.execute(
             "INSERT INTO actions(action_id, session_id, seq, action_type, text)"
             " VALUES (?, 's', ?, 'user_message', ?)",
             (f"a{seq}", seq, text),
         )
+        if indexed:
+            conn.execute(
+                "INSERT INTO turn_docs(rowid, action_id, user_id, session_id, action_type)"
+                " VALUES (?, ?, 'alice', 's', 'user_message')",
+                (seq + 1, f"a{seq}"),
+            )
+            conn.execute(
+                "INSERT INTO turns_fts(rowid, body, context) VALUES (?, ?, '')", (seq + 1, text)
+            )
     conn.commit()
     conn.close()
+
+
+def test_actions_stored_before_the_turn_index_are_indexed_on_upgrade(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    _old_store(path, 3, ["old question about kafka", "the answer: use compaction"])
     engine = SQLiteEngine(path)
     hits = recall(engine, "alice", "kafka compaction")["hits"]
     assert {h["action_id"] for h in hits} == {"a0", "a1"}
@@ -96,31 +107,8 @@ def test_actions_stored_before_the_turn_index_are_indexed_on_upgrade(tmp_path: P
 
 def test_turns_indexed_before_speakers_get_them_on_upgrade(tmp_path: Path) -> None:
     path = tmp_path / "v9.db"
-    conn = sqlite3.connect(path)
-    for number, migration in enumerate(MIGRATIONS[:9]):
-        for statement in _statements(migration):
-            conn.execute(statement)
-        conn.execute(f"PRAGMA user_version = {number + 1}")
-    conn.execute("INSERT INTO users VALUES ('alice', '2025-01-01')")
-    conn.execute(
-        "INSERT INTO sessions(session_id, user_id, started_at) VALUES ('s', 'alice', '2025')"
-    )
-    for seq, text in enumerate(["Maria: which kafka topic?", "Maria: the kafka topic is orders"]):
-        conn.execute(
-            "INSERT INTO actions(action_id, session_id, seq, action_type, text)"
-            " VALUES (?, 's', ?, 'user_message', ?)",
-            (f"a{seq}", seq, text),
-        )
-        conn.execute(
-            "INSERT INTO turn_docs(rowid, action_id, user_id, session_id, action_type)"
-            " VALUES (?, ?, 'alice', 's', 'user_message')",
-            (seq + 1, f"a{seq}"),
-        )
-        conn.execute(
-            "INSERT INTO turns_fts(rowid, body, context) VALUES (?, ?, '')", (seq + 1, text)
-        )
-    conn.commit()
-    conn.close()
+    texts = ["Maria: which kafka topic?", "Maria: the kafka topic is orders"]
+    _old_store(path, 9, texts, indexed=True)
     rows = SQLiteEngine(path).search_turns("alice", [("kafka",)], 10, FILTERS)
     assert {(r["action_id"], r["speaker"], r["asks"]) for r in rows} == {
         ("a0", "maria", True),

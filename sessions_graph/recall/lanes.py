@@ -7,8 +7,8 @@
   asked for them is usually the better hit. Two more weights say which
   turn of a matching exchange answers: a turn spoken by the person the
   question names first (its ``speaker`` label, "Caroline: ...") counts
-  double, and
-  a turn that only asks (ends with "?") counts less than the reply.
+  double, and a turn that only asks (ends with "?") counts less than the
+  reply.
 * ``dates``: when the question names a day, month or year, its other words
   over the turns of that window only.
 * ``entities``: an entity whose name the question contains (reconciled
@@ -70,12 +70,13 @@ def _weighted(rows: list[Record], req: Request) -> list[Record]:
     # suggest to John?" asks what Tim said): only that one weighs more.
     words = text.words(req.query)
     named = {w for w in words if len(w) > 2 and w not in STOP_WORDS}
-    said = {w for r in rows if r.get("speaker") for w in text.words(r["speaker"])} & named
+    speakers = {s: set(text.words(s)) for r in rows if (s := r.get("speaker"))}
+    said = set().union(*speakers.values()) & named
     subject = {min(said, key=words.index)} if said else set()
     for row in rows:
         if row["action_type"] == "tool_result":
             row["score"] *= TOOL_RESULT_WEIGHT
-        if row.get("speaker") and subject & set(text.words(row["speaker"])):
+        if subject & speakers.get(row.get("speaker"), set()):
             row["score"] *= SPEAKER_WEIGHT
         if row.get("asks"):
             row["score"] *= ASKING_WEIGHT

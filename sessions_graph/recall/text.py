@@ -102,9 +102,9 @@ def turn_documents(rows: Sequence[Mapping[str, Any]], first_seq: int) -> list[di
     ``first_seq`` on were stored: ``rows`` are the session's actions from
     ``first_seq - 2 * TURN_RADIUS`` on, in order (``action_id``, ``seq``,
     ``text``). Each new action gets its document (``action_id``, ``body``,
-    ``context``, ``speaker``, ``asks``), and the ``TURN_RADIUS`` actions before them get theirs
-    again, since their neighbours changed; the ones further back are only
-    read, as context."""
+    ``context``, ``speaker``, ``asks``), and the ``TURN_RADIUS`` actions
+    before them get theirs again, since their neighbours changed; the ones
+    further back are only read, as context."""
     prepared = [turn_document(r["text"] or "") for r in rows]
     documents = []
     for i, row in enumerate(rows):
