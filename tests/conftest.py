@@ -33,6 +33,16 @@ def isolated_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
             monkeypatch.delenv(var, raising=False)
 
 
+@pytest.fixture
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The store file that ``sessions-graph`` processes a test starts find
+    through the environment, acting for user alice."""
+    path = tmp_path / "store.db"
+    monkeypatch.setenv("SESSIONS_GRAPH_DB", str(path))
+    monkeypatch.setenv("SESSIONS_GRAPH_USER_ID", "alice")
+    return path
+
+
 def _embedded(tmp_path: Path) -> Engine:
     from sessions_graph.engines.sqlite import SQLiteEngine
 

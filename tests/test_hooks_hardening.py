@@ -28,14 +28,6 @@ HOOK = [*CLI, "hook"]
 
 
 @pytest.fixture
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "hooks.db"
-    monkeypatch.setenv("SESSIONS_GRAPH_DB", str(path))
-    monkeypatch.setenv("SESSIONS_GRAPH_USER_ID", "alice")
-    return path
-
-
-@pytest.fixture
 def graph(db: Path) -> Iterator[SessionsGraph]:
     g = SessionsGraph(engine=SQLiteEngine(db))
     yield g

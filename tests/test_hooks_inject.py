@@ -26,9 +26,8 @@ HOOK = [sys.executable, "-m", "sessions_graph", "hook"]
 
 
 @pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("SESSIONS_GRAPH_DB", str(tmp_path / "hooks.db"))
-    monkeypatch.setenv("SESSIONS_GRAPH_USER_ID", "alice")
+def project(tmp_path: Path, db: Path) -> Path:
+    """A git project, with the store (``db``) found through the environment."""
     root = tmp_path / "orion"
     (root / ".git").mkdir(parents=True)
     (root / "src").mkdir()

@@ -27,14 +27,11 @@ HOOK = [sys.executable, "-m", "sessions_graph", "hook"]
 
 
 @pytest.fixture
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "hooks.db"
-    monkeypatch.setenv("SESSIONS_GRAPH_DB", str(path))
-    monkeypatch.setenv("SESSIONS_GRAPH_USER_ID", "alice")
+def db(db: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # These tests are about capture; what the hook injects is tested in test_hooks_inject.
     monkeypatch.setenv("SESSIONS_GRAPH_INJECT_SESSION_START_TOKENS", "0")
     monkeypatch.setenv("SESSIONS_GRAPH_INJECT_PROMPT_TOKENS", "0")
-    return path
+    return db
 
 
 @pytest.fixture

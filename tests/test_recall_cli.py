@@ -23,14 +23,6 @@ QUESTION = "which database did we pick for the cache?"
 
 
 @pytest.fixture
-def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "recall.db"
-    monkeypatch.setenv("SESSIONS_GRAPH_DB", str(path))
-    monkeypatch.setenv("SESSIONS_GRAPH_USER_ID", "alice")
-    return path
-
-
-@pytest.fixture
 def graph(db: Path) -> Iterator[SessionsGraph]:
     g = SessionsGraph(db=str(db))
     g.setup()
