@@ -1,4 +1,5 @@
-"""Scripted LLM functions for the reconciliation tests (no network, no model).
+"""Scripted LLM functions for the reconciliation tests (no network, no model),
+and ``record``, the finished session those tests reconcile.
 
 They answer in LightRAG 1.5.7's real text extraction format: one
 ``entity<|#|>name<|#|>type<|#|>description`` row per entity, one
@@ -19,11 +20,25 @@ import asyncio
 import itertools
 import os
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sessions_graph import SessionsGraph
 
 DELIM, DONE = "<|#|>", "<|COMPLETE|>"
 _INPUT = re.compile(r"---Input Text---\n```\n(.*?)\n```", re.DOTALL)
 _NAME = re.compile(r"\b[A-Z][a-zA-Z]{2,}\b")
+
+
+def record(graph: SessionsGraph, session_id: str, user: str, *texts: str) -> None:
+    """A finished session whose actions carry ``texts`` (ids derived from the session)."""
+    graph.record_session_start(session_id, user_id=user)
+    actions = [
+        {"action_id": f"{session_id}-a{i}", "action_type": "tool_result", "text": text}
+        for i, text in enumerate(texts)
+    ]
+    graph.record_actions(session_id, actions, user_id=user)
+    graph.record_session_end(session_id)
 
 
 def input_text(prompt: str) -> str:

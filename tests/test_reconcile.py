@@ -6,7 +6,7 @@ import asyncio
 import time
 
 import pytest
-from reconcile_scripted import ScriptedLLM
+from reconcile_scripted import ScriptedLLM, record
 
 from sessions_graph import SessionsGraph
 from sessions_graph.errors import ReconciliationNotConfiguredError
@@ -15,17 +15,6 @@ from sessions_graph.reconcile.chunking import OfflineTokenizer, prepare_unit
 from sessions_graph.reconcile.summary import ReconciliationSummary
 
 SHARED = "Shared note: the Falcon cluster runs Memgraph behind Traefik."
-
-
-def record(graph: SessionsGraph, session_id: str, user: str, *texts: str) -> None:
-    """A finished session whose actions carry ``texts`` (ids derived from the session)."""
-    graph.record_session_start(session_id, user_id=user)
-    actions = [
-        {"action_id": f"{session_id}-a{i}", "action_type": "tool_result", "text": text}
-        for i, text in enumerate(texts)
-    ]
-    graph.record_actions(session_id, actions, user_id=user)
-    graph.record_session_end(session_id)
 
 
 def names(graph: SessionsGraph, session_id: str) -> set[str]:

@@ -7,7 +7,7 @@ import asyncio
 import json
 
 import pytest
-from reconcile_scripted import ScriptedLLM
+from reconcile_scripted import ScriptedLLM, record
 
 from sessions_graph import SessionsGraph
 from sessions_graph.reconcile.chunking import OfflineTokenizer, prepare_unit
@@ -22,16 +22,6 @@ DEBUG = [
     "Fixed: `send_with_retry` now wraps the call with tenacity;"
     " see https://tenacity.readthedocs.io/en/latest/ and PR #214.",
 ]
-
-
-def record(graph: SessionsGraph, session_id: str, user: str, *texts: str) -> None:
-    graph.record_session_start(session_id, user_id=user)
-    actions = [
-        {"action_id": f"{session_id}-a{i}", "action_type": "tool_result", "text": text}
-        for i, text in enumerate(texts)
-    ]
-    graph.record_actions(session_id, actions, user_id=user)
-    graph.record_session_end(session_id)
 
 
 def typed(graph: SessionsGraph, session_id: str) -> dict[str, str | None]:
