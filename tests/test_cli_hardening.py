@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_process import run
 
 from sessions_graph import SessionsGraph
 
@@ -27,19 +28,6 @@ def env_for(tmp_path: Path, user: str = "alice", **extra: str) -> dict[str, str]
     )
     env.update(extra)
     return env
-
-
-def run(
-    env: dict[str, str], *args: str, cwd: Path | None = None
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sessions_graph", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=cwd,
-    )
 
 
 def one_error_line(result: subprocess.CompletedProcess[str]) -> str:

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_process import run
 from reconcile_scripted import ScriptedLLM
 
 from sessions_graph import SessionsGraph
@@ -38,16 +39,6 @@ def scripted_env(tmp_path: Path, delay: float = 0.0) -> dict[str, str]:
         SESSIONS_GRAPH_LLM_FUNC="reconcile_scripted:slow_llm",
         SCRIPTED_LLM_DELAY=str(delay),
         SCRIPTED_LLM_LOG=str(tmp_path / "llm.log"),
-    )
-
-
-def run(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "sessions_graph", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
     )
 
 

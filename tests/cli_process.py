@@ -1,0 +1,18 @@
+"""``sessions-graph`` as a real process, the way a user or cron runs it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+CLI = [sys.executable, "-m", "sessions_graph"]
+
+
+def run(
+    env: dict[str, str], *args: str, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """One CLI command with ``env`` as its whole environment, output captured."""
+    return subprocess.run(
+        [*CLI, *args], env=env, capture_output=True, text=True, timeout=120, cwd=cwd
+    )
