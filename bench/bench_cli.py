@@ -28,7 +28,6 @@ it, as an install would.
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import resource
 import subprocess
@@ -38,6 +37,8 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
+
+from common import percentile, process_env
 
 from sessions_graph import SessionsGraph
 
@@ -215,11 +216,6 @@ def measure(
     return rows
 
 
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
@@ -229,15 +225,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         db = root / "bench.db"
-        env = {
-            **os.environ,
-            "XDG_CONFIG_HOME": str(root / "config"),
-            "XDG_STATE_HOME": str(root / "state"),
-            "SESSIONS_GRAPH_DB": str(db),
-            "SESSIONS_GRAPH_USER_ID": USER,
-        }
-        env = {k: v for k, v in env.items() if not k.startswith("MEMGRAPH_")}
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env = process_env(root, db, USER)
         graph = SessionsGraph(db=str(db))
         graph.setup()
         loaded = 0

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import resource
 import statistics
@@ -39,6 +38,8 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+
+from common import process_env
 
 from sessions_graph import SessionsGraph
 
@@ -167,15 +168,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         db = root / "bench.db"
-        env = {
-            **os.environ,
-            "XDG_CONFIG_HOME": str(root / "config"),
-            "XDG_STATE_HOME": str(root / "state"),
-            "SESSIONS_GRAPH_DB": str(db),
-            "SESSIONS_GRAPH_USER_ID": "bench",
-        }
-        env = {k: v for k, v in env.items() if not k.startswith("MEMGRAPH_")}
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env = process_env(root, db, "bench")
         started = time.perf_counter()
         seed(db, root, args.actions)
         print(f"seeded {args.actions:,} actions in {time.perf_counter() - started:.0f} s")

@@ -41,6 +41,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from common import percentile
+
 from sessions_graph import SessionsGraph
 from sessions_graph.engines.sqlite import SQLiteEngine
 from sessions_graph.recall.core import recall as plain_recall
@@ -308,11 +310,6 @@ SPEED_QUESTIONS = [
     "module42 parser unicode bytes",
     "helm chart ingress timeout config",
 ]
-
-
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def timed(fn: Callable[[], Any], repeat: int) -> list[float]:
