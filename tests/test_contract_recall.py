@@ -337,6 +337,15 @@ def test_stemming_matches_word_forms(graph: SessionsGraph) -> None:
     assert graph.recall("alice", "database migration failing").hits
 
 
+def test_irregular_forms_match_each_other(graph: SessionsGraph) -> None:
+    turns(graph, "s-1", "alice", "We went to Lisbon in May.", "The children loved the tram.")
+    turns(graph, "s-2", "alice", "We stayed home all summer.", "One child stayed with us.")
+    went = graph.recall("alice", "where did we go?").hits
+    assert went[0].action_id == "s-1-0" and "s-2" not in {h.session_id for h in went}
+    child = graph.recall("alice", "what did the children do?").hits
+    assert {h.action_id for h in child[:2]} == {"s-1-1", "s-2-1"}
+
+
 def test_cjk_text_is_recalled(graph: SessionsGraph) -> None:
     turns(graph, "s-jp", "alice", "我们在东京吃了寿司", "明天去大阪")
     turns(graph, "s-kr", "alice", "서울에서 회의를 했습니다")

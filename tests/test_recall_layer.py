@@ -141,6 +141,14 @@ def test_query_terms_drop_stop_words_and_split_cjk_into_bigrams() -> None:
     assert query_terms("东 x") == [("东",), ("x",)]
 
 
+def test_query_terms_add_the_other_irregular_forms_of_a_word() -> None:
+    assert query_terms("When did she go camping?") == [
+        ("go",), ("camping",), ("goes",), ("went",), ("gone",)
+    ]
+    assert query_terms("the children met") == [("children",), ("met",), ("child",), ("meet",)]
+    assert query_terms("did") == [("did",)]  # a stop word left alone is not expanded
+
+
 def test_query_terms_drop_words_that_only_frame_the_question() -> None:
     assert query_terms("What would Mel likely say about camping?") == [("mel",), ("camping",)]
     assert query_terms("likely") == [("likely",)]  # nothing else left: kept

@@ -29,6 +29,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from sessions_graph.query import is_cjk, split_cjk
+from sessions_graph.recall.forms import OTHER_FORMS
 
 #: Longest token the engines' tokenizers keep whole (Tantivy's limit).
 MAX_TOKEN_CHARS = 40
@@ -179,13 +180,18 @@ def _plain(word: str) -> Iterator[tuple[str, ...]]:
 
 def query_terms(text: str) -> list[tuple[str, ...]]:
     """The distinct search terms of a question, in order, stop words and
-    question words left out (unless nothing else is left). Each term is a
-    tuple of index tokens, to be matched as a phrase."""
+    question words left out (unless nothing else is left), then the other
+    forms of its irregular words ("went" and "gone" for "go"; see
+    ``forms``). Each term is a tuple of index tokens, to be matched as a
+    phrase."""
     terms = list(dict.fromkeys(_raw_terms(text)))
     content = [
         t for t in terms if len(t) > 1 or (t[0] not in STOP_WORDS and t[0] not in QUESTION_WORDS)
     ]
-    return content or terms
+    if not content:
+        return terms
+    forms = [(f,) for t in content if len(t) == 1 for f in OTHER_FORMS.get(t[0], ())]
+    return list(dict.fromkeys(content + forms))
 
 
 def words(text: str) -> list[str]:
