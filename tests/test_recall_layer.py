@@ -191,6 +191,20 @@ def test_plain_json_matches_the_models(tmp_path: Path) -> None:
     assert json.loads(to_json(plain)) == json.loads(graph.recall("alice", "gc pauses").to_json())
 
 
+def _turn(engine: SQLiteEngine, user_id: str, session_id: str, action_id: str, text: str) -> None:
+    """One turn in a session of its own (so no turn is another's context)."""
+    row = {
+        "action_id": action_id,
+        "action_type": "user_message",
+        "text": text,
+        "timestamp": None,
+        "tool_name": None,
+        "tool_use_id": None,
+        "is_error": False,
+    }
+    engine.add_actions(session_id, user_id, [row])
+
+
 def test_common_terms_are_left_out_when_others_remain(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -202,23 +216,34 @@ def test_common_terms_are_left_out_when_others_remain(
     engine = SQLiteEngine(tmp_path / "s.db")
     engine.start_session("s", "alice", "2026-01-01T00:00:00.000000+00:00", None, None)
     texts = ["error " + "x" * i for i in range(12)] + ["error in the zeppelin", "zeppelin alone"]
-    rows = [
-        {
-            "action_id": f"a{i}",
-            "action_type": "user_message",
-            "text": text,
-            "timestamp": None,
-            "tool_name": None,
-            "tool_use_id": None,
-            "is_error": False,
-        }
-        for i, text in enumerate(texts)
-    ]
-    for i, row in enumerate(rows):  # apart, so no turn is another's context
-        engine.add_actions(f"s{i}", "alice", [row])
+    for i, text in enumerate(texts):
+        _turn(engine, "alice", f"s{i}", f"a{i}", text)
     found = engine.search_turns("alice", [("error",), ("zeppelin",)], 100, FILTERS)
     # Only rows with the rare word.
     assert sorted(r["action_id"] for r in found) == ["a12", "a13"]
     # Nothing but common words: the least common one selects.
     found = engine.search_turns("alice", [("error",)], 100, FILTERS)
     assert len(found) == 13
+
+
+def test_another_users_words_never_empty_a_users_recall(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Which words are common, and which matches are the newest, is counted
+    over every user's turns: a busy user must not leave another with
+    nothing when that user's own turns match."""
+    from sessions_graph.engines import sqlite as embedded
+
+    monkeypatch.setattr(embedded, "COMMON_TURN_DOCS", 3)
+    monkeypatch.setattr(embedded, "RANKED_TURN_DOCS", 2)
+    engine = SQLiteEngine(tmp_path / "s.db")
+    _turn(engine, "alice", "a-1", "alice-old", "deploy the zeppelin")
+    for i in range(5):  # newer, and they make "deploy" common
+        _turn(engine, "bob", f"b-{i}", f"bob-{i}", f"deploy {i} and the financial report")
+    # "financial" is rare overall but only bob's: alice's common word is hers.
+    found = engine.search_turns("alice", [("deploy",), ("financial",)], 100, FILTERS)
+    assert [r["action_id"] for r in found] == ["alice-old"]
+    # Only common words: ranked among alice's newest matches, not everyone's.
+    found = engine.search_turns("alice", [("deploy",)], 100, FILTERS)
+    assert [r["action_id"] for r in found] == ["alice-old"]
+    assert len(engine.search_turns("bob", [("deploy",)], 100, FILTERS)) == 2

@@ -67,7 +67,7 @@ from sessions_graph.recall.text import TURN_RADIUS, asks, speaker, turn_document
 from sessions_graph.validation import check_workspace
 
 #: A recall term found in more turn documents than this is a common term
-#: (``SQLiteEngine._turn_match``), left out of the search when others remain.
+#: (``SQLiteEngine._turn_matches``), left out of the search when others remain.
 COMMON_TURN_DOCS = 1000
 #: When even the least common terms select more documents than that, only
 #: the newest this many of them are ranked: a question of only very common
@@ -1384,20 +1384,28 @@ class SQLiteEngine(Engine):
     def search_turns(
         self, user_id: str, terms: Sequence[Sequence[str]], limit: int, filters: Record
     ) -> list[Record]:
-        if not terms:
+        matches = self._turn_matches(terms)
+        if not matches:
             return []
-        match = self._turn_match(terms)
-        if match is None:
-            return []
-        # Only very common words asked, and still too many rows to rank
-        # fast: rank the newest RANKED_TURN_DOCS of them, which FTS5 reads
-        # from a rowid bound without touching older ones.
+        narrow, wide = matches
+        rows = self._rank_turns(narrow, user_id, limit, filters)
+        if not rows and wide != narrow:
+            # Which words are common is counted over every user's documents:
+            # for this user, the words left out may be all that matches.
+            rows = self._rank_turns(wide, user_id, limit, filters)
+        return rows
+
+    def _rank_turns(self, match: str, user_id: str, limit: int, filters: Record) -> list[Record]:
+        # Too many rows to rank fast: rank the user's newest RANKED_TURN_DOCS
+        # of them, which FTS5 reads from a rowid bound without touching
+        # older ones.
         first = 0
         if self._count_turns(match) > COMMON_TURN_DOCS:
             first = self._read(
-                "SELECT min(rowid) FROM (SELECT rowid FROM turns_fts WHERE turns_fts MATCH ?"
-                " ORDER BY rowid DESC LIMIT ?)",
-                (match, RANKED_TURN_DOCS),
+                "SELECT coalesce(min(rowid), 0) FROM (SELECT turns_fts.rowid FROM turns_fts"
+                " JOIN turn_docs d ON d.rowid = turns_fts.rowid"
+                " WHERE turns_fts MATCH ? AND d.user_id = ? ORDER BY turns_fts.rowid DESC LIMIT ?)",
+                (match, user_id, RANKED_TURN_DOCS),
             )[0][0]
         rows = self._read(
             "SELECT d.action_id, d.session_id, d.action_type, d.speaker, d.asks,"
@@ -1417,17 +1425,19 @@ class SQLiteEngine(Engine):
         )
         return [{**r, "asks": bool(r["asks"])} for r in map(dict, rows)]
 
-    def _turn_match(self, terms: Sequence[Sequence[str]]) -> str | None:
-        """The MATCH expression for recall's terms, leaving out common ones.
+    def _turn_matches(self, terms: Sequence[Sequence[str]]) -> tuple[str, str] | None:
+        """The MATCH expressions for recall's terms: the narrow one, leaving
+        out common terms, and the wide one, every term in the index OR-ed.
 
         Ranking with bm25 costs, besides every matched row, one pass over
         the whole document list of each phrase of the query (its document
         frequency), and with its neighbours' text a word such as "error" or
         "test" is in most turn documents. So a term found in more than
-        ``COMMON_TURN_DOCS`` documents is left out: it would cost the most
-        and weigh the least. With nothing but common terms, the least common
-        ones are AND-ed until they select few enough rows (or no further
-        term narrows them). None when no term is in the index at all."""
+        ``COMMON_TURN_DOCS`` documents is left out of the narrow match: it
+        would cost the most and weigh the least. With nothing but common
+        terms, the least common ones are AND-ed until they select few enough
+        rows (or no further term narrows them). None when no term is in the
+        index at all."""
         # Tokens are letters and digits only, so quoting each phrase is safe.
         counted = sorted(
             (n, phrase)
@@ -1436,16 +1446,17 @@ class SQLiteEngine(Engine):
         )
         if not counted:
             return None
+        wide = " OR ".join(p for _, p in counted)
         rare = [p for n, p in counted if n <= COMMON_TURN_DOCS]
         if rare:
-            return " OR ".join(rare)
+            return " OR ".join(rare), wide
         chosen = [counted[0][1]]
         for _, phrase in counted[1:]:
             if self._count_turns(" AND ".join(chosen)) <= COMMON_TURN_DOCS:
                 break
             if self._count_turns(" AND ".join([*chosen, phrase])):
                 chosen.append(phrase)  # else: together they select nothing
-        return " AND ".join(chosen)
+        return " AND ".join(chosen), wide
 
     def _count_turns(self, match: str) -> int:
         """How many turn documents ``match`` selects, counted up to one more
