@@ -381,6 +381,27 @@ def test_dates_named_in_the_question_point_at_that_time(graph: SessionsGraph) ->
     assert hits[0].action_id == "d-13" and "dates" in hits[0].lanes
 
 
+def test_a_month_named_without_its_year_points_at_that_month(graph: SessionsGraph) -> None:
+    for month, year in ((6, 2022), (8, 2023), (6, 2023)):
+        session = f"s-{year}-{month}"
+        graph.record_session_start(session, user_id="alice")
+        graph.record_actions(
+            session,
+            [
+                {
+                    "action_id": f"camp-{year}-{month}",
+                    "action_type": "user_message",
+                    "text": "we went camping by the lake",
+                    "timestamp": f"{year}-{month:02d}-10T12:00:00Z",
+                }
+            ],
+        )
+    hits = graph.recall("alice", "When did we go camping in June?").hits
+    # Both Junes before August, though August 2023 is newer than June 2022.
+    assert [h.action_id for h in hits] == ["camp-2023-6", "camp-2022-6", "camp-2023-8"]
+    assert "dates" in hits[1].lanes and "dates" not in hits[2].lanes
+
+
 def test_secrets_in_snippets_are_redacted(graph: SessionsGraph) -> None:
     key = "AKIA" + "ABCDEFGHIJKLMNOP"
     turns(graph, "s-1", "alice", f"deploy with aws key {key} to production")

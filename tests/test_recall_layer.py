@@ -13,7 +13,7 @@ import pytest
 from sessions_graph.engines.sqlite import MIGRATIONS, SQLiteEngine, _statements
 from sessions_graph.recall import fusion
 from sessions_graph.recall.core import recall
-from sessions_graph.recall.dates import named_windows
+from sessions_graph.recall.dates import named_months, named_windows
 from sessions_graph.recall.render import render
 from sessions_graph.recall.request import check_request
 from sessions_graph.recall.text import asks, index_text, query_terms, speaker
@@ -174,6 +174,19 @@ def test_named_dates_become_windows() -> None:
     assert "2023" not in rest and "paint" in rest
     assert named_windows("February 31, 2023")[0] == []
     assert named_windows("we may go")[0] == []
+    # A comma and no space between day and year, as people type it.
+    assert named_windows("the forest on December 1,2023")[0] == [
+        ("2023-11-30T00:00:00.000000+00:00", "2023-12-05T00:00:00.000000+00:00")
+    ]
+
+
+def test_months_named_without_a_year() -> None:
+    months, rest = named_months("What did Evan paint in October, and during May?")
+    assert months == [10, 5] and "October" not in rest and "paint" in rest
+    assert named_months("we may go in a bit")[0] == []  # "may" the verb is no month
+    request = check_request("alice", "When did we go camping in June?")
+    assert request.months == (6,) and request.windows == ()
+    assert ("june",) not in request.undated_terms and ("camping",) in request.undated_terms
 
 
 def test_plain_json_matches_the_models(tmp_path: Path) -> None:

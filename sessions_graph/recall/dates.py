@@ -3,7 +3,8 @@
 A question such as "what did we decide on October 13, 2023?" names the day
 it is about; matching those words as keywords finds any turn that mentions a
 13 or a 2023. Instead the date becomes a window, and the date lane searches
-the question's other words among the turns of that window only.
+the question's other words among the turns of that window only. A month
+named without its year ("in June") is that month of any year.
 """
 
 from __future__ import annotations
@@ -48,11 +49,16 @@ _YEAR = r"(?P<year>(?:19|20)\d\d)"
 #: Most specific first: a full date, then a month of a year, then a year.
 _PATTERNS = [
     re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<m>[01]\d)-(?P<day>[0-3]\d)\b"),
-    re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.IGNORECASE),
-    re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b", re.IGNORECASE),
+    re.compile(rf"\b{_MONTH}\s+{_DAY}(?:,\s*|\s+){_YEAR}\b", re.IGNORECASE),
+    re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}(?:,\s*|\s+){_YEAR}\b", re.IGNORECASE),
     re.compile(rf"\b{_MONTH},?\s+(?:of\s+)?{_YEAR}\b", re.IGNORECASE),
     re.compile(rf"\b(?:in|during|of|since)\s+{_YEAR}\b", re.IGNORECASE),
 ]
+
+
+#: A month named without its year ("in June"), after a preposition so that
+#: "may" the verb is no month.
+_BARE_MONTH = re.compile(rf"\b(?:in|during|of)\s+{_MONTH}(?![\w-])", re.IGNORECASE)
 
 
 def to_utc(value: object, field: str) -> str | None:
@@ -91,6 +97,19 @@ def named_windows(question: str) -> tuple[list[tuple[str, str]], str]:
                 windows.append(window)
         rest = pattern.sub(" ", rest)
     return windows, rest
+
+
+def named_months(question: str) -> tuple[list[int], str]:
+    """The months the question names without a year ("what did she paint
+    in October?"), and the question without them. Which year is meant is
+    not said, so the date lane takes that month of any year."""
+    months = [_MONTHS[m.group("month").lower()] for m in _BARE_MONTH.finditer(question)]
+    return list(dict.fromkeys(months)), _BARE_MONTH.sub(" ", question)
+
+
+def month_of(timestamp: str | None) -> int | None:
+    """The month of a stored timestamp ("2023-06-27T..." -> 6)."""
+    return int(timestamp[5:7]) if timestamp and len(timestamp) >= 7 else None
 
 
 def _window(parts: dict[str, str | None]) -> tuple[str, str] | None:

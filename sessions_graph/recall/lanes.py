@@ -10,7 +10,8 @@
   double, and a turn that only asks (ends with "?") counts less than the
   reply.
 * ``dates``: when the question names a day, month or year, its other words
-  over the turns of that window only.
+  over the turns of that window only; a month without a year ("in June")
+  keeps the matches from that month of any year.
 * ``entities``: an entity whose name the question contains (reconciled
   entities, the user's own mentions only) leads to the entity itself and to
   the user's turns whose chunks mention it.
@@ -26,6 +27,7 @@ from typing import Any
 from sessions_graph.engines.base import Engine, Record
 from sessions_graph.query import Or, Term
 from sessions_graph.recall import text
+from sessions_graph.recall.dates import month_of
 from sessions_graph.recall.request import Request
 from sessions_graph.recall.text import MAX_TOKEN_CHARS, STOP_WORDS
 
@@ -51,7 +53,7 @@ def keyword(engine: Engine, req: Request) -> list[Record]:
 
 
 def dates(engine: Engine, req: Request) -> list[Record]:
-    if not req.windows:
+    if not req.windows and not req.months:
         return []
     terms = req.undated_terms or req.terms
     best: dict[str, Record] = {}
@@ -61,6 +63,11 @@ def dates(engine: Engine, req: Request) -> list[Record]:
             continue
         for row in engine.search_turns(req.user_id, terms, CANDIDATES, filters):
             if row["action_id"] not in best or best[row["action_id"]]["score"] < row["score"]:
+                best[row["action_id"]] = row
+    if req.months:
+        # A month of no year: the other words' matches from that month of any year.
+        for row in engine.search_turns(req.user_id, terms, CANDIDATES, req.turn_filters()):
+            if month_of(row["timestamp"]) in req.months and row["action_id"] not in best:
                 best[row["action_id"]] = row
     return _weighted(list(best.values()), req)
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from sessions_graph.errors import InvalidQueryError, MemoryValidationError
-from sessions_graph.recall.dates import named_windows, to_utc
+from sessions_graph.recall.dates import named_months, named_windows, to_utc
 from sessions_graph.recall.text import query_terms
 from sessions_graph.validation import check_id, check_optional_id, without_surrogates
 
@@ -36,9 +36,11 @@ class Request(NamedTuple):
     project: str | None
     #: The question's search terms (tuples of index tokens, matched as phrases).
     terms: tuple[tuple[str, ...], ...]
-    #: Days / months / years the question names, ``[start, end)``, and the
-    #: terms of the question without those date words.
+    #: Days / months / years the question names, ``[start, end)``; months
+    #: it names without a year (1-12); and the terms of the question
+    #: without those date words.
     windows: tuple[tuple[str, str], ...] = ()
+    months: tuple[int, ...] = ()
     undated_terms: tuple[tuple[str, ...], ...] = ()
 
     def turn_filters(self, *, since: str | None = None, until: str | None = None) -> dict:
@@ -90,7 +92,8 @@ def check_request(
     if not terms:
         raise InvalidQueryError(f"query {query[:60]!r} has no searchable words")
     windows, rest = named_windows(query)
-    undated = query_terms(rest) if windows else []
+    months, rest = named_months(rest)
+    undated = query_terms(rest) if windows or months else []
     return Request(
         user_id=user_id,  # type: ignore[arg-type]
         query=query,
@@ -105,6 +108,7 @@ def check_request(
         ),
         terms=tuple(terms),
         windows=tuple(windows),
+        months=tuple(months),
         undated_terms=tuple(undated),
     )
 
