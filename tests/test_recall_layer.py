@@ -184,6 +184,7 @@ def test_months_named_without_a_year() -> None:
     months, rest = named_months("What did Evan paint in October, and during May?")
     assert months == [10, 5] and "October" not in rest and "paint" in rest
     assert named_months("we may go in a bit")[0] == []  # "may" the verb is no month
+    assert named_months("last June, early Jan. or mid-March")[0] == [6, 1, 3]
     request = check_request("alice", "When did we go camping in June?")
     assert request.months == (6,) and request.windows == ()
     assert ("june",) not in request.undated_terms and ("camping",) in request.undated_terms

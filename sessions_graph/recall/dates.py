@@ -56,9 +56,11 @@ _PATTERNS = [
 ]
 
 
-#: A month named without its year ("in June"), after a preposition so that
-#: "may" the verb is no month.
-_BARE_MONTH = re.compile(rf"\b(?:in|during|of)\s+{_MONTH}(?![\w-])", re.IGNORECASE)
+#: A month named without its year ("in June", "early May", "mid-March"),
+#: after a word that says it is one, so that "may" the verb is no month.
+_BARE_MONTH = re.compile(
+    rf"\b(?:in|during|of|last|this|early|late|mid)[\s-]+{_MONTH}(?![\w-])", re.IGNORECASE
+)
 
 
 def to_utc(value: object, field: str) -> str | None:
