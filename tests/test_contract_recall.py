@@ -301,6 +301,16 @@ def test_the_reply_outranks_the_question_it_answers(graph: SessionsGraph) -> Non
     assert hits.index("s-q-1") < hits.index("s-q2-0")
 
 
+def test_a_question_asking_when_prefers_the_turn_that_says_when(graph: SessionsGraph) -> None:
+    turns(graph, "s-1", "alice", "We moved the cache to Redis.")
+    turns(graph, "s-2", "alice", "We moved the cache to Redis for good last week.")
+    when = graph.recall("alice", "When did we move the cache to Redis?").hits
+    assert [h.action_id for h in when] == ["s-2-0", "s-1-0"]
+    # Asked without "when", the shorter turn matches best, as BM25 has it.
+    what = graph.recall("alice", "Did we move the cache to Redis?").hits
+    assert [h.action_id for h in what] == ["s-1-0", "s-2-0"]
+
+
 def test_one_session_does_not_crowd_out_the_rest(graph: SessionsGraph) -> None:
     turns(graph, "s-big", "alice", *["deploy the billing service to staging"] * 20)
     turns(graph, "s-small", "alice", "the billing deploy broke staging yesterday")

@@ -106,6 +106,7 @@ def test_recorded_actions_get_their_documents_in_the_same_transaction() -> None:
         "context": "which queue? which queue?",  # the turn before counts twice
         "speaker": None,
         "asks": False,
+        "tells_time": False,
     }
     assert documents["old-1"]["asks"] is True
     assert documents["old-1"]["context"] == "RabbitMQ, durable"

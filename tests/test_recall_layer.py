@@ -10,13 +10,25 @@ from pathlib import Path
 
 import pytest
 
-from sessions_graph.engines.sqlite import MIGRATIONS, SQLiteEngine, _statements
+from sessions_graph.engines.sqlite import (
+    MIGRATIONS,
+    SQLiteEngine,
+    _add_recall_functions,
+    _statements,
+)
 from sessions_graph.recall import fusion
 from sessions_graph.recall.core import recall
 from sessions_graph.recall.dates import named_months, named_windows
 from sessions_graph.recall.render import render
 from sessions_graph.recall.request import check_request
-from sessions_graph.recall.text import asks, index_text, query_terms, speaker
+from sessions_graph.recall.text import (
+    asks,
+    asks_when,
+    index_text,
+    query_terms,
+    speaker,
+    tells_time,
+)
 
 #: No recall filter (``Engine.search_turns``): what a plain question asks for.
 FILTERS = check_request("alice", "anything").turn_filters()
@@ -70,6 +82,7 @@ def _old_store(path: Path, version: int, texts: list[str], *, indexed: bool = Fa
     ``texts`` as its actions (``a0``, ``a1``, ...); ``indexed``: with turn
     documents as that version wrote them (own text, no context)."""
     conn = sqlite3.connect(path)
+    _add_recall_functions(conn)
     for number, migration in enumerate(MIGRATIONS[:version]):
         for statement in _statements(migration):
             conn.execute(statement)
@@ -114,6 +127,23 @@ def test_turns_indexed_before_speakers_get_them_on_upgrade(tmp_path: Path) -> No
         ("a0", "maria", True),
         ("a1", "maria", False),
     }
+
+
+def test_turns_indexed_before_time_cues_get_them_on_upgrade(tmp_path: Path) -> None:
+    path = tmp_path / "v10.db"
+    _old_store(path, 10, ["we moved kafka last week", "kafka stays"], indexed=True)
+    rows = SQLiteEngine(path).search_turns("alice", [("kafka",)], 10, FILTERS)
+    assert {(r["action_id"], r["tells_time"]) for r in rows} == {("a0", True), ("a1", False)}
+
+
+def test_time_cues_and_questions_that_ask_when() -> None:
+    assert tells_time("Tim: I met my teammates two weeks ago")
+    assert tells_time("Deployed it on Friday.") and tells_time("last sprint went well")
+    assert not tells_time("We picked Redis for the cache") and not tells_time("Yearly plans")
+    assert asks_when("When did John meet his teammates?")
+    assert asks_when("Remind me, when did we switch to Redis?")
+    assert asks_when("What year did she move?") and asks_when("How long has he had the dog?")
+    assert not asks_when("What did Evan do when it rained?")
 
 
 def test_speaker_labels_and_asking_turns() -> None:

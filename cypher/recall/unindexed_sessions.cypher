@@ -1,5 +1,6 @@
 // Sessions holding actions stored before the turn index existed, or before
-// it held speaker and asks (schema version 4).
+// it held what recall weighs turns by (speaker and asks: schema version 4;
+// tells_time: 5).
 MATCH (s:Session)-[:HAS_ACTION]->(a:Action)
-WHERE a.recall_asks IS NULL
+WHERE a.recall_tells_time IS NULL
 RETURN DISTINCT s.session_id AS session_id, s.user_id AS user_id

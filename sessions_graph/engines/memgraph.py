@@ -105,8 +105,9 @@ T = TypeVar("T")
 #: Bumped when ``cypher/schema/setup`` changes in a way old stores must follow.
 #: 2: recall's turn index (``action_recall_index``; ``setup`` indexes older actions).
 #: 3: memory files, unique per user and path.
-#: 4: turn documents hold speaker and asks (``setup`` rewrites older ones).
-SCHEMA_VERSION = 4
+#: 4: turn documents hold speaker and asks; 5: and tells_time (``setup``
+#: rewrites older ones).
+SCHEMA_VERSION = 5
 
 #: Seconds to wait for a TCP connection before calling the server unreachable.
 CONNECTION_TIMEOUT = 10.0

@@ -63,7 +63,7 @@ from sessions_graph.query import (
     tokenize,
 )
 from sessions_graph.recall.records import group_entity_units
-from sessions_graph.recall.text import TURN_RADIUS, asks, speaker, turn_documents
+from sessions_graph.recall.text import TURN_RADIUS, asks, speaker, tells_time, turn_documents
 from sessions_graph.validation import check_workspace
 
 #: A recall term found in more turn documents than this is a common term
@@ -329,6 +329,14 @@ MIGRATIONS: list[str] = [
         WHERE a.action_id = turn_docs.action_id
     );
     """,
+    # 11: whether each turn says when (recall.text.tells_time), read by
+    # recall's weights; computed in Python like 10.
+    """
+    ALTER TABLE turn_docs ADD COLUMN tells_time INTEGER NOT NULL DEFAULT 0;
+    UPDATE turn_docs SET tells_time = coalesce((
+        SELECT sg_tells_time(a.text) FROM actions a WHERE a.action_id = turn_docs.action_id
+    ), 0);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -479,8 +487,7 @@ class SQLiteEngine(Engine):
         try:
             # journal_mode is persistent in the file, so it is set once here.
             self._conn.execute("PRAGMA journal_mode = WAL")
-            self._conn.create_function("sg_speaker", 1, lambda t: speaker(t or ""))
-            self._conn.create_function("sg_asks", 1, lambda t: asks(t or ""))
+            _add_recall_functions(self._conn)
             with self._write() as conn:
                 version = conn.execute("PRAGMA user_version").fetchone()[0]
                 for number in range(version, SCHEMA_VERSION):
@@ -1356,7 +1363,7 @@ class SQLiteEngine(Engine):
                 continue
             cursor = conn.execute(
                 "INSERT INTO turn_docs(action_id, user_id, session_id, action_type, timestamp,"
-                " speaker, asks) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                " speaker, asks, tells_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     row["action_id"],
                     user_id,
@@ -1365,6 +1372,7 @@ class SQLiteEngine(Engine):
                     row["timestamp"],
                     document["speaker"],
                     document["asks"],
+                    document["tells_time"],
                 ),
             )
             conn.execute(
@@ -1408,7 +1416,7 @@ class SQLiteEngine(Engine):
                 (match, user_id, RANKED_TURN_DOCS),
             )[0][0]
         rows = self._read(
-            "SELECT d.action_id, d.session_id, d.action_type, d.speaker, d.asks,"
+            "SELECT d.action_id, d.session_id, d.action_type, d.speaker, d.asks, d.tells_time,"
             " coalesce(d.timestamp, s.started_at) AS timestamp, -turns_fts.rank AS score"
             " FROM turns_fts JOIN turn_docs d ON d.rowid = turns_fts.rowid"
             " JOIN sessions s ON s.session_id = d.session_id"
@@ -1423,7 +1431,10 @@ class SQLiteEngine(Engine):
                 **_turn_filter_params(filters),
             },
         )
-        return [{**r, "asks": bool(r["asks"])} for r in map(dict, rows)]
+        return [
+            {**r, "asks": bool(r["asks"]), "tells_time": bool(r["tells_time"])}
+            for r in map(dict, rows)
+        ]
 
     def _turn_matches(self, terms: Sequence[Sequence[str]]) -> tuple[str, str] | None:
         """The MATCH expressions for recall's terms: the narrow one, leaving
@@ -1564,6 +1575,14 @@ _TURN_FILTERS = """
     AND (:project IS NULL OR s.project_key = :project OR s.cwd = :project
          OR substr(s.cwd, 1, length(:project) + 1) = :project || '/')
 """
+
+
+def _add_recall_functions(conn: sqlite3.Connection) -> None:
+    """The SQL functions migrations call to compute, for turns indexed
+    before, what recall weighs them by: one definition, in recall.text."""
+    conn.create_function("sg_speaker", 1, lambda t: speaker(t or ""))
+    conn.create_function("sg_asks", 1, lambda t: asks(t or ""))
+    conn.create_function("sg_tells_time", 1, lambda t: tells_time(t or ""))
 
 
 def _turn_filter_params(filters: Record) -> dict[str, Any]:

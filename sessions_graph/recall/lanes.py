@@ -7,8 +7,9 @@
   asked for them is usually the better hit. Two more weights say which
   turn of a matching exchange answers: a turn spoken by the person the
   question names first (its ``speaker`` label, "Caroline: ...") counts
-  double, and a turn that only asks (ends with "?") counts less than the
-  reply.
+  double, a turn that only asks (ends with "?") counts less than the
+  reply, and when the question asks when, a turn that says when (a Time
+  Cue: "last week", "two days ago") counts more.
 * ``dates``: when the question names a day, month or year, its other words
   over the turns of that window only; a month without a year ("in June")
   keeps the matches from that month of any year.
@@ -39,8 +40,11 @@ TOOL_RESULT_WEIGHT = 0.5
 #: score is multiplied by this (on LoCoMo, turn recall@5 +0.045, +0.06 on
 #: conversations not tuned on) ...
 SPEAKER_WEIGHT = 2.0
-#: ... and a turn that asks, by this (+0.006; recall@1 +0.03).
+#: ... a turn that asks, by this (+0.006; recall@1 +0.03) ...
 ASKING_WEIGHT = 0.8
+#: ... and a turn that says when, if the question asks when (on LoCoMo's
+#: questions of time, recall@1 0.60 -> 0.66, recall@5 +0.02).
+TIME_CUE_WEIGHT = 1.3
 #: Longest entity name looked up, in words.
 MAX_NAME_WORDS = 4
 #: How an entity name's words may be joined ("node.js", "pre-commit", "gpt_4").
@@ -80,6 +84,7 @@ def _weighted(rows: list[Record], req: Request) -> list[Record]:
     speakers = {s: set(text.words(s)) for r in rows if (s := r.get("speaker"))}
     said = set().union(*speakers.values()) & named
     subject = {min(said, key=words.index)} if said else set()
+    when = text.asks_when(req.query)
     for row in rows:
         if row["action_type"] == "tool_result":
             row["score"] *= TOOL_RESULT_WEIGHT
@@ -87,6 +92,8 @@ def _weighted(rows: list[Record], req: Request) -> list[Record]:
             row["score"] *= SPEAKER_WEIGHT
         if row.get("asks"):
             row["score"] *= ASKING_WEIGHT
+        if when and row.get("tells_time"):
+            row["score"] *= TIME_CUE_WEIGHT
     # Two stable sorts: best score first, and the newest first among equals.
     rows.sort(key=lambda r: r.get("timestamp") or "", reverse=True)
     rows.sort(key=lambda r: r["score"], reverse=True)

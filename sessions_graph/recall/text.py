@@ -52,6 +52,20 @@ _SPEAKER = re.compile(r"\s*((?:[A-Z][\w.'-]*)(?: [A-Z][\w.'-]*){0,2}):\s")
 #: image: ...]", "[file: ...]"), closing quotes or brackets, spaces.
 _TRAILER = re.compile(r"(?:\s*\[[^\[\]]*\])+\s*$|[\s\"')\]]+$")
 _LONG = re.compile(rf"[^\W_]{{{MAX_TOKEN_CHARS + 1},}}")
+#: Words that place what a turn tells in time: "yesterday", "two weeks ago",
+#: "last Friday", "this year".
+_TIME_CUE = re.compile(
+    r"\b(?:yesterday|today|ago|last|weekends?|weeks?|months?|years?"
+    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)days?)\b",
+    re.IGNORECASE,
+)
+#: A question that asks when: "When did ...?", "... when was ...?", "What
+#: year ...?", "How long ...?".
+_ASKS_WHEN = re.compile(
+    r"^\W*when\b|\bwhen (?:did|was|were|is|are|do|does|have|has|had)\b"
+    r"|\b(?:what|which) (?:year|month|day|date|week|time)\b|\bhow long\b",
+    re.IGNORECASE,
+)
 
 #: Function words of English questions and answers: they match nearly every
 #: turn, so as OR terms they only add noise to the ranking. A question made
@@ -103,7 +117,7 @@ def turn_documents(rows: Sequence[Mapping[str, Any]], first_seq: int) -> list[di
     ``first_seq`` on were stored: ``rows`` are the session's actions from
     ``first_seq - 2 * TURN_RADIUS`` on, in order (``action_id``, ``seq``,
     ``text``). Each new action gets its document (``action_id``, ``body``,
-    ``context``, ``speaker``, ``asks``), and the ``TURN_RADIUS`` actions
+    ``context``, ``speaker``, ``asks``, ``tells_time``), and the ``TURN_RADIUS`` actions
     before them get theirs again, since their neighbours changed; the ones
     further back are only read, as context."""
     prepared = [turn_document(r["text"] or "") for r in rows]
@@ -127,6 +141,7 @@ def turn_documents(rows: Sequence[Mapping[str, Any]], first_seq: int) -> list[di
                 "context": context,
                 "speaker": speaker(own),
                 "asks": asks(own),
+                "tells_time": tells_time(own),
             }
         )
     return documents
@@ -146,6 +161,17 @@ def asks(text: str) -> bool:
     the answer a question looks for; the reply after it does (and is indexed
     with it as context)."""
     return _TRAILER.sub("", text[-400:]).endswith("?")
+
+
+def tells_time(text: str) -> bool:
+    """Whether ``text`` places something in time ("we moved it to Redis last
+    week"): a question asking when is answered by such a turn."""
+    return _TIME_CUE.search(text[:TURN_BODY_CHARS]) is not None
+
+
+def asks_when(question: str) -> bool:
+    """Whether ``question`` asks when something happened, or how long ago."""
+    return _ASKS_WHEN.search(question) is not None
 
 
 def _pieces(token: str) -> list[str]:
