@@ -28,6 +28,22 @@ def turns(graph: SessionsGraph, session_id: str, user_id: str, *texts: str, **se
     )
 
 
+def dated_turn(graph: SessionsGraph, action_id: str, text: str, timestamp: str) -> None:
+    """Record alice's session ``s-<action_id>`` of one turn at ``timestamp``."""
+    graph.record_session_start(f"s-{action_id}", user_id="alice")
+    graph.record_actions(
+        f"s-{action_id}",
+        [
+            {
+                "action_id": action_id,
+                "action_type": "user_message",
+                "text": text,
+                "timestamp": timestamp,
+            }
+        ],
+    )
+
+
 def cache_history(graph: SessionsGraph) -> None:
     turns(
         graph,
@@ -375,37 +391,15 @@ def test_tokens_over_forty_characters_are_recalled(graph: SessionsGraph) -> None
 
 def test_dates_named_in_the_question_point_at_that_time(graph: SessionsGraph) -> None:
     for day in (3, 13, 23):
-        graph.record_session_start(f"s-{day}", user_id="alice")
-        graph.record_actions(
-            f"s-{day}",
-            [
-                {
-                    "action_id": f"d-{day}",
-                    "action_type": "user_message",
-                    "text": "showed the new painting",
-                    "timestamp": f"2023-10-{day:02d}T12:00:00Z",
-                }
-            ],
-        )
+        dated_turn(graph, f"d-{day}", "showed the new painting", f"2023-10-{day:02d}T12:00:00Z")
     hits = graph.recall("alice", "What painting was shown on October 13, 2023?").hits
     assert hits[0].action_id == "d-13" and "dates" in hits[0].lanes
 
 
 def test_a_month_named_without_its_year_points_at_that_month(graph: SessionsGraph) -> None:
     for month, year in ((6, 2022), (8, 2023), (6, 2023)):
-        session = f"s-{year}-{month}"
-        graph.record_session_start(session, user_id="alice")
-        graph.record_actions(
-            session,
-            [
-                {
-                    "action_id": f"camp-{year}-{month}",
-                    "action_type": "user_message",
-                    "text": "we went camping by the lake",
-                    "timestamp": f"{year}-{month:02d}-10T12:00:00Z",
-                }
-            ],
-        )
+        stamp = f"{year}-{month:02d}-10T12:00:00Z"
+        dated_turn(graph, f"camp-{year}-{month}", "we went camping by the lake", stamp)
     hits = graph.recall("alice", "When did we go camping in June?").hits
     # Both Junes before August, though August 2023 is newer than June 2022.
     assert [h.action_id for h in hits] == ["camp-2023-6", "camp-2022-6", "camp-2023-8"]
