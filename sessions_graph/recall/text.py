@@ -29,7 +29,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from sessions_graph.query import is_cjk, split_cjk
-from sessions_graph.recall.forms import OTHER_FORMS
 
 #: Longest token the engines' tokenizers keep whole (Tantivy's limit).
 MAX_TOKEN_CHARS = 40
@@ -224,6 +223,10 @@ def query_terms(text: str) -> list[tuple[str, ...]]:
     ]
     if not content:
         return terms
+    # Imported here: building the table is 0.5 ms that a hook which only
+    # stores actions (and so imports this module) never needs.
+    from sessions_graph.recall.forms import OTHER_FORMS
+
     forms = [(f,) for t in content if len(t) == 1 for f in OTHER_FORMS.get(t[0], ())]
     return list(dict.fromkeys(content + forms))
 
