@@ -10,9 +10,10 @@ CLI = [sys.executable, "-m", "sessions_graph"]
 
 
 def run(
-    env: dict[str, str], *args: str, cwd: Path | None = None
+    env: dict[str, str], *args: str, cwd: Path | None = None, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """One CLI command with ``env`` as its whole environment, output captured."""
+    """One CLI command with ``env`` as its whole environment, ``stdin`` as its
+    input (a hook's event), output captured."""
     return subprocess.run(
-        [*CLI, *args], env=env, capture_output=True, text=True, timeout=120, cwd=cwd
+        [*CLI, *args], input=stdin, env=env, capture_output=True, text=True, timeout=120, cwd=cwd
     )

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -204,15 +203,7 @@ def test_an_empty_state_dir_setting_means_the_default(tmp_path: Path) -> None:
     payload = json.dumps(
         {"session_id": "s-1", "hook_event_name": "UserPromptSubmit", "prompt": "hello"}
     )
-    hook = subprocess.run(
-        [sys.executable, "-m", "sessions_graph", "hook"],
-        input=payload,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=agent_cwd,
-    )
+    hook = run(env, "hook", cwd=agent_cwd, stdin=payload)
     assert hook.returncode == 0 and "spooled" in hook.stderr
     assert list(agent_cwd.iterdir()) == []
     assert list((tmp_path / "state" / "sessions-graph" / "spool").glob("*.json"))
@@ -227,14 +218,7 @@ def test_reconcile_without_an_llm_still_replays_the_spool(tmp_path: Path) -> Non
     payload = json.dumps(
         {"session_id": "s-1", "hook_event_name": "UserPromptSubmit", "prompt": "typed offline"}
     )
-    subprocess.run(
-        [sys.executable, "-m", "sessions_graph", "hook"],
-        input=payload,
-        env=down,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    run(down, "hook", stdin=payload)
     assert list((tmp_path / "state" / "sessions-graph" / "spool").glob("*.json"))
 
     # The LLM extractor asked for, and no LLM configured: exit 2, after the replay.
