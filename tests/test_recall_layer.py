@@ -34,24 +34,24 @@ from sessions_graph.recall.text import (
 FILTERS = check_request("alice", "anything").turn_filters()
 
 
+def _turn(engine: SQLiteEngine, user_id: str, session_id: str, action_id: str, text: str) -> None:
+    """Store one user message ``action_id`` in ``session_id``."""
+    row = {
+        "action_id": action_id,
+        "action_type": "user_message",
+        "text": text,
+        "timestamp": None,
+        "tool_name": None,
+        "tool_use_id": None,
+        "is_error": False,
+    }
+    engine.add_actions(session_id, user_id, [row])
+
+
 def test_plain_layer_returns_dicts_and_renders_them(tmp_path: Path) -> None:
     engine = SQLiteEngine(tmp_path / "s.db")
     engine.start_session("s-1", "alice", "2026-01-01T00:00:00.000000+00:00", None, None)
-    engine.add_actions(
-        "s-1",
-        "alice",
-        [
-            {
-                "action_id": "a",
-                "action_type": "user_message",
-                "text": "tune the gc pauses",
-                "timestamp": None,
-                "tool_name": None,
-                "tool_use_id": None,
-                "is_error": False,
-            },
-        ],
-    )
+    _turn(engine, "alice", "s-1", "a", "tune the gc pauses")
     result = recall(engine, "alice", "gc pauses", limit=5)
     assert type(result) is dict and type(result["hits"][0]) is dict
     assert result["hits"][0]["action_id"] == "a"
@@ -235,20 +235,6 @@ def test_plain_json_matches_the_models(tmp_path: Path) -> None:
     assert json.loads(to_json(plain)) == json.loads(graph.recall("alice", "gc pauses").to_json())
 
 
-def _turn(engine: SQLiteEngine, user_id: str, session_id: str, action_id: str, text: str) -> None:
-    """One turn in a session of its own (so no turn is another's context)."""
-    row = {
-        "action_id": action_id,
-        "action_type": "user_message",
-        "text": text,
-        "timestamp": None,
-        "tool_name": None,
-        "tool_use_id": None,
-        "is_error": False,
-    }
-    engine.add_actions(session_id, user_id, [row])
-
-
 def test_common_terms_are_left_out_when_others_remain(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -260,7 +246,7 @@ def test_common_terms_are_left_out_when_others_remain(
     engine = SQLiteEngine(tmp_path / "s.db")
     engine.start_session("s", "alice", "2026-01-01T00:00:00.000000+00:00", None, None)
     texts = ["error " + "x" * i for i in range(12)] + ["error in the zeppelin", "zeppelin alone"]
-    for i, text in enumerate(texts):
+    for i, text in enumerate(texts):  # apart, so no turn is another's context
         _turn(engine, "alice", f"s{i}", f"a{i}", text)
     found = engine.search_turns("alice", [("error",), ("zeppelin",)], 100, FILTERS)
     # Only rows with the rare word.
