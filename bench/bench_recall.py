@@ -46,7 +46,7 @@ from common import percentile
 from sessions_graph import SessionsGraph
 from sessions_graph.engines.sqlite import SQLiteEngine
 from sessions_graph.recall.core import recall as plain_recall
-from sessions_graph.recall.text import query_terms
+from sessions_graph.index_text.words import query_terms
 from sessions_graph.settings import Settings
 
 _WORD = re.compile(r"[^\W_]+")

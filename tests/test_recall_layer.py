@@ -21,14 +21,8 @@ from sessions_graph.recall.core import recall
 from sessions_graph.recall.dates import named_months, named_windows
 from sessions_graph.recall.render import render
 from sessions_graph.recall.request import check_request
-from sessions_graph.recall.text import (
-    asks,
-    asks_when,
-    index_text,
-    query_terms,
-    speaker,
-    tells_time,
-)
+from sessions_graph.index_text.turns import asks, asks_when, speaker, tells_time
+from sessions_graph.index_text.words import index_text, query_terms
 
 #: No recall filter (``Engine.search_turns``): what a plain question asks for.
 FILTERS = check_request("alice", "anything").turn_filters()

@@ -462,7 +462,7 @@ class Engine(ABC):
     # -- recall (sessions_graph.recall) ----------------------------------------
     # Narrow reads for the recall lanes; ranking across lanes happens in the
     # recall layer. ``terms`` are tuples of index tokens (see
-    # ``sessions_graph.recall.text``), each matched as a phrase, any of them
+    # ``sessions_graph.index_text.words``), each matched as a phrase, any of them
     # enough. ``filters``: ``since`` / ``until`` (ISO UTC, inclusive, on the
     # action's timestamp, else its session's start), ``project`` (the
     # session's project_key or cwd, or a directory above that cwd),
@@ -477,7 +477,7 @@ class Engine(ABC):
         in the session (its own text weighing more). Records: ``action_id``,
         ``session_id``, ``seq``, ``action_type``, ``timestamp`` (the action's,
         else the session's start), ``speaker`` and ``asks`` (its document's,
-        ``recall.text.speaker`` / ``asks``; None and False for a document
+        ``index_text.turns.speaker`` / ``asks``; None and False for a document
         written before they were) and ``score`` (higher is better). Another
         user's action is never returned, nor cut off the user's by the limit."""
 

@@ -95,8 +95,8 @@ from sessions_graph.query import (
     to_tantivy,
     tokenize,
 )
-from sessions_graph.recall.records import group_entity_units
-from sessions_graph.recall.text import TURN_CONTEXT_WEIGHT, TURN_RADIUS, turn_documents
+from sessions_graph.index_text.records import group_entity_units
+from sessions_graph.index_text.turns import TURN_CONTEXT_WEIGHT, TURN_RADIUS, turn_documents
 from sessions_graph.settings import split_url_userinfo
 from sessions_graph.validation import check_workspace
 

@@ -62,8 +62,8 @@ from sessions_graph.query import (
     to_fts5,
     tokenize,
 )
-from sessions_graph.recall.records import group_entity_units
-from sessions_graph.recall.text import TURN_RADIUS, asks, speaker, tells_time, turn_documents
+from sessions_graph.index_text.records import group_entity_units
+from sessions_graph.index_text.turns import TURN_RADIUS, asks, speaker, tells_time, turn_documents
 from sessions_graph.validation import check_workspace
 
 #: A recall term found in more turn documents than this is a common term
@@ -318,7 +318,7 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (memory_id, version)
     );
     """,
-    # 10: who speaks each turn and whether it asks (recall.text.speaker /
+    # 10: who speaks each turn and whether it asks (index_text.turns.speaker /
     # asks), read by recall's weights. Computed in Python for the turns
     # already indexed: ``_migrate`` registers both functions for this.
     """
@@ -329,7 +329,7 @@ MIGRATIONS: list[str] = [
         WHERE a.action_id = turn_docs.action_id
     );
     """,
-    # 11: whether each turn says when (recall.text.tells_time), read by
+    # 11: whether each turn says when (index_text.turns.tells_time), read by
     # recall's weights; computed in Python like 10.
     """
     ALTER TABLE turn_docs ADD COLUMN tells_time INTEGER NOT NULL DEFAULT 0;
@@ -1579,7 +1579,7 @@ _TURN_FILTERS = """
 
 def _add_recall_functions(conn: sqlite3.Connection) -> None:
     """The SQL functions migrations call to compute, for turns indexed
-    before, what recall weighs them by: one definition, in recall.text."""
+    before, what recall weighs them by: one definition, in index_text.turns."""
     conn.create_function("sg_speaker", 1, lambda t: speaker(t or ""))
     conn.create_function("sg_asks", 1, lambda t: asks(t or ""))
     conn.create_function("sg_tells_time", 1, lambda t: tells_time(t or ""))

@@ -193,7 +193,7 @@ def topic_words(text: str) -> list[str]:
     """The words of ``text`` that carry its topic, each once, in order:
     lowercased runs of letters and digits of two or more characters, without
     recall's stop words and the filler of replies to an agent."""
-    from sessions_graph.recall.text import STOP_WORDS
+    from sessions_graph.index_text.words import STOP_WORDS
 
     words = dict.fromkeys(m.group().lower() for m in _TOKEN.finditer(text))
     return [w for w in words if len(w) > 1 and w not in STOP_WORDS and w not in FILLER_WORDS]

@@ -10,7 +10,7 @@ into an agent's context, calls this layer directly because importing
 pydantic alone costs ~80 ms there. Keep this package's imports light (``re``,
 ``datetime``, the package's own plain modules): ``python -X importtime``.
 
-Modules: ``request`` (input rules), ``text`` (words, CJK, the index text),
+Modules: ``request`` (input rules; a question's words come from ``index_text``),
 ``dates`` (time bounds, dates a question names), ``lanes`` (one engine
 operation each), ``fusion`` (reciprocal rank fusion), ``render`` (snippets,
 the token budget), ``core`` (one recall).

@@ -26,11 +26,12 @@ from __future__ import annotations
 from typing import Any
 
 from sessions_graph.engines.base import Engine, Record
+from sessions_graph.index_text.turns import asks_when
+from sessions_graph.index_text import words as text_words
+from sessions_graph.index_text.words import MAX_TOKEN_CHARS, STOP_WORDS
 from sessions_graph.query import Or, Term
-from sessions_graph.recall import text
 from sessions_graph.recall.dates import month_of
 from sessions_graph.recall.request import Request
-from sessions_graph.recall.text import MAX_TOKEN_CHARS, STOP_WORDS
 
 #: How many candidates a keyword lane reads; fusion needs more than it returns.
 CANDIDATES = 100
@@ -79,12 +80,12 @@ def dates(engine: Engine, req: Request) -> list[Record]:
 def _weighted(rows: list[Record], req: Request) -> list[Record]:
     # The speaker the question names first is its subject ("what did Tim
     # suggest to John?" asks what Tim said): only that one weighs more.
-    words = text.words(req.query)
+    words = text_words.words(req.query)
     named = {w for w in words if len(w) > 2 and w not in STOP_WORDS}
-    speakers = {s: set(text.words(s)) for r in rows if (s := r.get("speaker"))}
+    speakers = {s: set(text_words.words(s)) for r in rows if (s := r.get("speaker"))}
     said = set().union(*speakers.values()) & named
     subject = {min(said, key=words.index)} if said else set()
-    when = text.asks_when(req.query)
+    when = asks_when(req.query)
     for row in rows:
         if row["action_type"] == "tool_result":
             row["score"] *= TOOL_RESULT_WEIGHT
@@ -103,7 +104,7 @@ def _weighted(rows: list[Record], req: Request) -> list[Record]:
 def entity_names(question: str) -> list[str]:
     """The name keys an entity named in the question could have: every run of
     1-4 words, joined the ways names are written, casefolded."""
-    words = text.words(question)
+    words = text_words.words(question)
     keys: dict[str, None] = {}
     for size in range(1, MAX_NAME_WORDS + 1):
         for i in range(len(words) - size + 1):

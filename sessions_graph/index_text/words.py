@@ -32,46 +32,8 @@ from sessions_graph.query import is_cjk, split_cjk
 
 #: Longest token the engines' tokenizers keep whole (Tantivy's limit).
 MAX_TOKEN_CHARS = 40
-#: A turn is indexed with this many actions on each side of it...
-TURN_RADIUS = 2
-#: ... each contributing at most this many characters (a neighbour is context,
-#: and a 50 KB tool result must not drown the turn it surrounds) ...
-TURN_NEIGHBOUR_CHARS = 300
-#: ... and its own text up to this many (the cut reconciliation makes too).
-TURN_BODY_CHARS = 8000
-#: What a match in the neighbours' text is worth next to one in the turn's own.
-TURN_CONTEXT_WEIGHT = 0.3
-
 _WORD = re.compile(r"[^\W_]+")
-#: A speaker label opening a turn, the way chat logs and meeting transcripts
-#: write who speaks: one to three capitalised words and a colon ("Caroline:",
-#: "Dr. Mary Jones:").
-_SPEAKER = re.compile(r"\s*((?:[A-Z][\w.'-]*)(?: [A-Z][\w.'-]*){0,2}):\s")
-#: What a turn ends with after its words: an attachment note ("[shared
-#: image: ...]", "[file: ...]"), closing quotes or brackets, spaces.
-_TRAILER = re.compile(r"(?:\s*\[[^\[\]]*\])+\s*$|[\s\"')\]]+$")
 _LONG = re.compile(rf"[^\W_]{{{MAX_TOKEN_CHARS + 1},}}")
-#: Words that place what a turn tells in time: "yesterday", "two weeks ago",
-#: "last Friday", "this year" (matched lowercased) ...
-_TIME_CUE = re.compile(
-    r"\b(?:yesterday|today|ago|last|weekends?|weeks?|months?|years?"
-    r"|(?:mon|tues|wednes|thurs|fri|satur|sun)days?)\b"
-)
-#: ... each of which holds one of these: ``in`` finds them in C, so the
-#: regular expression only runs on the texts that may have one ...
-_TIME_CUE_PARTS = ("day", "ago", "last", "week", "month", "year")
-#: ... within this many characters from the start: the hook path runs it on
-#: every action, and a regular expression over an 8 KB tool result costs
-#: 0.2 ms.
-TIME_CUE_CHARS = 600
-#: A question that asks when: "When did ...?", "... when was ...?", "What
-#: year ...?", "How long ...?".
-_ASKS_WHEN = re.compile(
-    r"^\W*when\b|\bwhen (?:did|was|were|is|are|do|does|have|has|had)\b"
-    r"|\b(?:what|which) (?:year|month|day|date|week|time)\b|\bhow long\b",
-    re.IGNORECASE,
-)
-
 #: Function words of English questions and answers: they match nearly every
 #: turn, so as OR terms they only add noise to the ranking. A question made
 #: of nothing else keeps them.
@@ -110,75 +72,6 @@ def index_text(text: str) -> str:
     if len(text) > MAX_TOKEN_CHARS and max(map(len, text.split()), default=0) > MAX_TOKEN_CHARS:
         text = _LONG.sub(lambda m: " ".join(_pieces(m.group())), text)
     return text
-
-
-def turn_document(text: str) -> str:
-    """An action's own text as the turn index stores it."""
-    return index_text(text[:TURN_BODY_CHARS])
-
-
-def turn_documents(rows: Sequence[Mapping[str, Any]], first_seq: int) -> list[dict[str, Any]]:
-    """The turn-index documents to write after a session's actions from
-    ``first_seq`` on were stored: ``rows`` are the session's actions from
-    ``first_seq - 2 * TURN_RADIUS`` on, in order (``action_id``, ``seq``,
-    ``text``). Each new action gets its document (``action_id``, ``body``,
-    ``context``, ``speaker``, ``asks``, ``tells_time``), and the ``TURN_RADIUS`` actions
-    before them get theirs again, since their neighbours changed; the ones
-    further back are only read, as context."""
-    prepared = [turn_document(r["text"] or "") for r in rows]
-    documents = []
-    for i, row in enumerate(rows):
-        if row["seq"] < first_seq - TURN_RADIUS:
-            continue
-        around = range(max(0, i - TURN_RADIUS), min(len(rows), i + TURN_RADIUS + 1))
-        parts = [prepared[j][:TURN_NEIGHBOUR_CHARS] for j in around if j != i]
-        if i > 0:
-            # The turn just before counts twice: a reply ("this has been
-            # great for my mental health") is about what it answers, more
-            # than about what comes after it.
-            parts.append(prepared[i - 1][:TURN_NEIGHBOUR_CHARS])
-        context = " ".join(parts)
-        own = row["text"] or ""
-        documents.append(
-            {
-                "action_id": row["action_id"],
-                "body": prepared[i],
-                "context": context,
-                "speaker": speaker(own),
-                "asks": asks(own),
-                "tells_time": tells_time(own),
-            }
-        )
-    return documents
-
-
-def speaker(text: str) -> str | None:
-    """Who says ``text``, when it opens with a speaker label ("Caroline:
-    ..."): the label, casefolded. A question naming a person is mostly about
-    what that person said (what they did, like, plan), so recall weighs the
-    turns they spoke above the ones spoken to them."""
-    match = _SPEAKER.match(text)
-    return match.group(1).casefold() if match else None
-
-
-def asks(text: str) -> bool:
-    """Whether ``text`` ends by asking something: a turn that asks rarely holds
-    the answer a question looks for; the reply after it does (and is indexed
-    with it as context)."""
-    tail = text[-400:]
-    return "?" in tail and _TRAILER.sub("", tail).endswith("?")
-
-
-def tells_time(text: str) -> bool:
-    """Whether ``text`` places something in time ("we moved it to Redis last
-    week"): a question asking when is answered by such a turn."""
-    head = text[:TIME_CUE_CHARS].lower()
-    return any(part in head for part in _TIME_CUE_PARTS) and _TIME_CUE.search(head) is not None
-
-
-def asks_when(question: str) -> bool:
-    """Whether ``question`` asks when something happened, or how long ago."""
-    return _ASKS_WHEN.search(question) is not None
 
 
 def _pieces(token: str) -> list[str]:
@@ -225,7 +118,7 @@ def query_terms(text: str) -> list[tuple[str, ...]]:
         return terms
     # Imported here: building the table is 0.5 ms that a hook which only
     # stores actions (and so imports this module) never needs.
-    from sessions_graph.recall.forms import OTHER_FORMS
+    from sessions_graph.index_text.forms import OTHER_FORMS
 
     forms = [(f,) for t in content if len(t) == 1 for f in OTHER_FORMS.get(t[0], ())]
     return list(dict.fromkeys(content + forms))
