@@ -20,7 +20,8 @@ from test_hooks_helpers import ClaudeTranscript, claude_payload
 
 from sessions_graph.engines.sqlite import SQLiteEngine
 from sessions_graph.graph import SessionsGraph
-from sessions_graph.hooks.spool import pending_files, replay_spool, spool_is_empty
+from sessions_graph.hooks.replay import replay_spool
+from sessions_graph.hooks.spool import pending_files, spool_is_empty
 from sessions_graph.settings import Settings, load_settings
 
 HOOK = [sys.executable, "-m", "sessions_graph", "hook"]
@@ -388,7 +389,7 @@ def test_replay_keeps_store_faults_and_sets_aside_everything_else(
     tmp_path: Path, store: SQLiteEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from sessions_graph.errors import StoreUnavailableError
-    from sessions_graph.hooks import spool
+    from sessions_graph.hooks import replay, spool
 
     settings = load_settings()
     first = spool.spool_payload(
@@ -402,7 +403,7 @@ def test_replay_keeps_store_faults_and_sets_aside_everything_else(
     def store_down(*args: object) -> None:
         raise StoreUnavailableError("server gone")
 
-    monkeypatch.setattr(spool, "handle_payload", store_down)
+    monkeypatch.setattr(replay, "handle_payload", store_down)
     with pytest.raises(StoreUnavailableError):
         replay_spool(graph, settings)
     assert pending_files(settings) == [first, second]  # in place, order kept
@@ -410,7 +411,7 @@ def test_replay_keeps_store_faults_and_sets_aside_everything_else(
     def bug(*args: object) -> None:
         raise KeyError("a bug, not the store")
 
-    monkeypatch.setattr(spool, "handle_payload", bug)
+    monkeypatch.setattr(replay, "handle_payload", bug)
     assert replay_spool(graph, settings) == 0
     assert pending_files(settings) == []
     assert sorted(p.name for p in (settings.spool_dir / "rejected").iterdir()) == [

@@ -94,7 +94,7 @@ def _line(s: ReconciliationSummary) -> str:
 def _replay_spool(graph: SessionsGraph) -> None:
     """Apply hook payloads that were spooled while the store was down, so the
     sweep sees every action."""
-    from sessions_graph.hooks.spool import replay_spool
+    from sessions_graph.hooks.replay import replay_spool
 
     replay_spool(graph, graph.settings)
 

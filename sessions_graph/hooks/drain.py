@@ -19,7 +19,7 @@ from sessions_graph.hooks.log import log_line
 def main() -> int:
     warnings.simplefilter("ignore")  # as in the hook: our log line is all
     from sessions_graph.graph import SessionsGraph
-    from sessions_graph.hooks.spool import replay_spool
+    from sessions_graph.hooks.replay import replay_spool
     from sessions_graph.settings import load_settings
 
     settings = load_settings()

@@ -194,7 +194,8 @@ def run(
 
 def _store(payload: dict[str, Any], settings: Settings, started: float) -> str | None:
     from sessions_graph.graph import SessionsGraph, open_engine
-    from sessions_graph.hooks.spool import replay_spool, spool_is_empty
+    from sessions_graph.hooks.replay import replay_spool
+    from sessions_graph.hooks.spool import spool_is_empty
 
     if settings.engine_name == "memgraph":
         _mute_library_logging()

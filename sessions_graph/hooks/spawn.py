@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sessions_graph.hooks.log import open_private, private_dirs
+from sessions_graph.hooks.spool import replay_running
 
 if TYPE_CHECKING:
     from sessions_graph.settings import Settings
@@ -92,8 +93,6 @@ def spawn_reconcile(
 def spawn_replay(settings: Settings) -> subprocess.Popen[bytes] | None:
     """Start a detached replay of the spool (``hooks.drain``), unless a
     process is replaying already (it takes every file, ours included)."""
-    from sessions_graph.hooks.spool import replay_running
-
     if replay_running(settings):
         return None
     argv = ["-m", "sessions_graph.hooks.drain"]
