@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from sessions_graph import SessionsGraph, StoreError
-from sessions_graph.engines import sqlite as sqlite_engine
+from sessions_graph.engines.sqlite import SQLiteEngine, schema
 
 WRITER = textwrap.dedent(
     """
@@ -58,7 +58,7 @@ def test_many_processes_write_one_file_without_errors(tmp_path: Path) -> None:
 def test_an_older_file_migrates_forward_and_keeps_its_data(tmp_path: Path) -> None:
     db = tmp_path / "old.db"
     conn = sqlite3.connect(db, isolation_level=None)
-    for statement in sqlite_engine._statements(sqlite_engine.MIGRATIONS[0]):
+    for statement in schema._statements(schema.MIGRATIONS[0]):
         conn.execute(statement)
     conn.execute("PRAGMA user_version = 1")
     conn.execute("INSERT INTO users VALUES ('alice', '2026-01-01T00:00:00.000000+00:00')")
@@ -70,7 +70,7 @@ def test_an_older_file_migrates_forward_and_keeps_its_data(tmp_path: Path) -> No
     conn.close()
 
     graph = SessionsGraph(db=str(db))
-    assert graph.status()["schema_version"] == sqlite_engine.SCHEMA_VERSION
+    assert graph.status()["schema_version"] == schema.SCHEMA_VERSION
     assert [m.memory_id for m in graph.search_memories("alice", "python")] == ["m-1"]
 
 
@@ -78,7 +78,7 @@ def test_a_newer_file_is_refused_not_damaged(tmp_path: Path) -> None:
     db = tmp_path / "new.db"
     SessionsGraph(db=str(db)).close()
     conn = sqlite3.connect(db)
-    conn.execute(f"PRAGMA user_version = {sqlite_engine.SCHEMA_VERSION + 1}")
+    conn.execute(f"PRAGMA user_version = {schema.SCHEMA_VERSION + 1}")
     conn.commit()
     conn.close()
     with pytest.raises(StoreError, match="newer"):
@@ -102,7 +102,7 @@ def test_new_store_files_are_private(tmp_path: Path) -> None:
     old = os.umask(0o022)
     try:
         path = tmp_path / "new" / "dir" / "s.db"
-        graph = SessionsGraph(engine=sqlite_engine.SQLiteEngine(path))
+        graph = SessionsGraph(engine=SQLiteEngine(path))
         graph.record_session_start("s-1", user_id="alice")
         files = [path, path.with_name("s.db-wal"), path.with_name("s.db-shm")]
         modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in files}
@@ -126,7 +126,7 @@ def test_driver_errors_are_the_packages_own(tmp_path: Path) -> None:
     graph.close()
 
     path = tmp_path / "ro.db"
-    engine = sqlite_engine.SQLiteEngine(path)
+    engine = SQLiteEngine(path)
     engine.close()
     # A read-only store, as a file without write permission opens (root
     # ignores file modes, so the connection itself is made read-only).

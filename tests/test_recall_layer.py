@@ -10,19 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from sessions_graph.engines.sqlite import (
-    MIGRATIONS,
-    SQLiteEngine,
-    _add_recall_functions,
-    _statements,
-)
+from sessions_graph.engines.sqlite import SQLiteEngine
+from sessions_graph.engines.sqlite.schema import MIGRATIONS, _add_recall_functions, _statements
+from sessions_graph.index_text.turns import asks, asks_when, speaker, tells_time
+from sessions_graph.index_text.words import index_text, query_terms
 from sessions_graph.recall import fusion
 from sessions_graph.recall.core import recall
 from sessions_graph.recall.dates import named_months, named_windows
 from sessions_graph.recall.render import render
 from sessions_graph.recall.request import check_request
-from sessions_graph.index_text.turns import asks, asks_when, speaker, tells_time
-from sessions_graph.index_text.words import index_text, query_terms
 
 #: No recall filter (``Engine.search_turns``): what a plain question asks for.
 FILTERS = check_request("alice", "anything").turn_filters()
@@ -167,7 +163,11 @@ def test_query_terms_drop_stop_words_and_split_cjk_into_bigrams() -> None:
 
 def test_query_terms_add_the_other_irregular_forms_of_a_word() -> None:
     assert query_terms("When did she go camping?") == [
-        ("go",), ("camping",), ("goes",), ("went",), ("gone",)
+        ("go",),
+        ("camping",),
+        ("goes",),
+        ("went",),
+        ("gone",),
     ]
     assert query_terms("the children met") == [("children",), ("met",), ("child",), ("meet",)]
     assert query_terms("did") == [("did",)]  # a stop word left alone is not expanded
@@ -234,7 +234,7 @@ def test_common_terms_are_left_out_when_others_remain(
 ) -> None:
     """bm25 reads the whole document list of every phrase asked: a word in
     most turns must not make recall read the whole index."""
-    from sessions_graph.engines import sqlite as embedded
+    from sessions_graph.engines.sqlite import recall as embedded
 
     monkeypatch.setattr(embedded, "COMMON_TURN_DOCS", 3)
     engine = SQLiteEngine(tmp_path / "s.db")
@@ -256,7 +256,7 @@ def test_another_users_words_never_empty_a_users_recall(
     """Which words are common, and which matches are the newest, is counted
     over every user's turns: a busy user must not leave another with
     nothing when that user's own turns match."""
-    from sessions_graph.engines import sqlite as embedded
+    from sessions_graph.engines.sqlite import recall as embedded
 
     monkeypatch.setattr(embedded, "COMMON_TURN_DOCS", 3)
     monkeypatch.setattr(embedded, "RANKED_TURN_DOCS", 2)

@@ -1,0 +1,218 @@
+"""Recall's storage: the turn index (one full-text document per action,
+written with the actions), searching it, the turns around a hit, and the
+entities a question names. The transactions come from engine.py."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+from sessions_graph.engines.base import Record
+from sessions_graph.engines.sqlite.rows import _ACTION_COLUMNS, _action_record
+from sessions_graph.index_text.records import group_entity_units
+from sessions_graph.index_text.turns import TURN_RADIUS, turn_documents
+
+#: A recall term found in more turn documents than this is a common term
+#: (``Recall._turn_matches``), left out of the search when others remain.
+COMMON_TURN_DOCS = 1000
+#: When even the least common terms select more documents than that, only
+#: the newest this many of them are ranked: a question of only very common
+#: words trades older matches for a bounded time.
+RANKED_TURN_DOCS = 5000
+
+# The recall filters (``Engine.search_turns``) over turn_docs d and sessions s.
+_TURN_FILTERS = """
+    AND (:exclude IS NULL OR d.session_id != :exclude)
+    AND (:only IS NULL OR d.session_id = :only)
+    AND (:since IS NULL OR coalesce(d.timestamp, s.started_at) >= :since)
+    AND (:until IS NULL OR coalesce(d.timestamp, s.started_at) <= :until)
+    AND (:project IS NULL OR s.project_key = :project OR s.cwd = :project
+         OR substr(s.cwd, 1, length(:project) + 1) = :project || '/')
+"""
+
+
+class Recall:
+    """The recall operations of ``SQLiteEngine``."""
+
+    def _index_turns(
+        self, conn: sqlite3.Connection, session_id: str, user_id: str, first_seq: int
+    ) -> None:
+        """Index the session's actions from ``first_seq`` on and rewrite the
+        context of the ones just before them: a batch costs one document per
+        new action plus at most ``TURN_RADIUS`` rewritten."""
+        rows = conn.execute(
+            "SELECT a.action_id, a.seq, a.action_type, a.text, a.timestamp, d.rowid AS doc"
+            " FROM actions a LEFT JOIN turn_docs d ON d.action_id = a.action_id"
+            " WHERE a.session_id = ? AND a.seq >= ? ORDER BY a.seq",
+            (session_id, first_seq - 2 * TURN_RADIUS),
+        ).fetchall()
+        by_id = {r["action_id"]: r for r in rows}
+        for document in turn_documents(rows, first_seq):
+            row = by_id[document["action_id"]]
+            if row["doc"] is not None:
+                conn.execute(
+                    "UPDATE turns_fts SET context = ? WHERE rowid = ?",
+                    (document["context"], row["doc"]),
+                )
+                continue
+            cursor = conn.execute(
+                "INSERT INTO turn_docs(action_id, user_id, session_id, action_type, timestamp,"
+                " speaker, asks, tells_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    row["action_id"],
+                    user_id,
+                    session_id,
+                    row["action_type"],
+                    row["timestamp"],
+                    document["speaker"],
+                    document["asks"],
+                    document["tells_time"],
+                ),
+            )
+            conn.execute(
+                "INSERT INTO turns_fts(rowid, body, context) VALUES (?, ?, ?)",
+                (cursor.lastrowid, document["body"], document["context"]),
+            )
+
+    def _index_unindexed_turns(self, conn: sqlite3.Connection) -> None:
+        sessions = conn.execute(
+            "SELECT DISTINCT a.session_id, s.user_id FROM actions a"
+            " JOIN sessions s ON s.session_id = a.session_id"
+            " WHERE NOT EXISTS (SELECT 1 FROM turn_docs d WHERE d.action_id = a.action_id)"
+        ).fetchall()
+        for session_id, user_id in sessions:
+            self._index_turns(conn, session_id, user_id, 0)
+
+    def search_turns(
+        self, user_id: str, terms: Sequence[Sequence[str]], limit: int, filters: Record
+    ) -> list[Record]:
+        matches = self._turn_matches(terms)
+        if not matches:
+            return []
+        narrow, wide = matches
+        rows = self._rank_turns(narrow, user_id, limit, filters)
+        if not rows and wide != narrow:
+            # Which words are common is counted over every user's documents:
+            # for this user, the words left out may be all that matches.
+            rows = self._rank_turns(wide, user_id, limit, filters)
+        return rows
+
+    def _rank_turns(self, match: str, user_id: str, limit: int, filters: Record) -> list[Record]:
+        # Too many rows to rank fast: rank the user's newest RANKED_TURN_DOCS
+        # of them, which FTS5 reads from a rowid bound without touching
+        # older ones.
+        first = 0
+        if self._count_turns(match) > COMMON_TURN_DOCS:
+            first = self._read(
+                "SELECT coalesce(min(rowid), 0) FROM (SELECT turns_fts.rowid FROM turns_fts"
+                " JOIN turn_docs d ON d.rowid = turns_fts.rowid"
+                " WHERE turns_fts MATCH ? AND d.user_id = ? ORDER BY turns_fts.rowid DESC LIMIT ?)",
+                (match, user_id, RANKED_TURN_DOCS),
+            )[0][0]
+        rows = self._read(
+            "SELECT d.action_id, d.session_id, d.action_type, d.speaker, d.asks, d.tells_time,"
+            " coalesce(d.timestamp, s.started_at) AS timestamp, -turns_fts.rank AS score"
+            " FROM turns_fts JOIN turn_docs d ON d.rowid = turns_fts.rowid"
+            " JOIN sessions s ON s.session_id = d.session_id"
+            " WHERE turns_fts MATCH :match AND turns_fts.rowid >= :first"
+            " AND d.user_id = :user_id"
+            f"{_TURN_FILTERS} ORDER BY turns_fts.rank LIMIT :limit",
+            {
+                "match": match,
+                "first": first,
+                "user_id": user_id,
+                "limit": limit,
+                **_turn_filter_params(filters),
+            },
+        )
+        return [
+            {**r, "asks": bool(r["asks"]), "tells_time": bool(r["tells_time"])}
+            for r in map(dict, rows)
+        ]
+
+    def _turn_matches(self, terms: Sequence[Sequence[str]]) -> tuple[str, str] | None:
+        """The MATCH expressions for recall's terms: the narrow one, leaving
+        out common terms, and the wide one, every term in the index OR-ed.
+
+        Ranking with bm25 costs, besides every matched row, one pass over
+        the whole document list of each phrase of the query (its document
+        frequency), and with its neighbours' text a word such as "error" or
+        "test" is in most turn documents. So a term found in more than
+        ``COMMON_TURN_DOCS`` documents is left out of the narrow match: it
+        would cost the most and weigh the least. With nothing but common
+        terms, the least common ones are AND-ed until they select few enough
+        rows (or no further term narrows them). None when no term is in the
+        index at all."""
+        # Tokens are letters and digits only, so quoting each phrase is safe.
+        counted = sorted(
+            (n, phrase)
+            for phrase in dict.fromkeys('"' + " ".join(t) + '"' for t in terms)
+            if (n := self._count_turns(phrase))
+        )
+        if not counted:
+            return None
+        wide = " OR ".join(p for _, p in counted)
+        rare = [p for n, p in counted if n <= COMMON_TURN_DOCS]
+        if rare:
+            return " OR ".join(rare), wide
+        chosen = [counted[0][1]]
+        for _, phrase in counted[1:]:
+            if self._count_turns(" AND ".join(chosen)) <= COMMON_TURN_DOCS:
+                break
+            if self._count_turns(" AND ".join([*chosen, phrase])):
+                chosen.append(phrase)  # else: together they select nothing
+        return " AND ".join(chosen), wide
+
+    def _count_turns(self, match: str) -> int:
+        """How many turn documents ``match`` selects, counted up to one more
+        than ``COMMON_TURN_DOCS`` (all a caller needs to know, and cheap)."""
+        return self._read(
+            "SELECT count(*) FROM (SELECT 1 FROM turns_fts WHERE turns_fts MATCH ? LIMIT ?)",
+            (match, COMMON_TURN_DOCS + 1),
+        )[0][0]
+
+    def turn_windows(self, user_id: str, action_ids: Sequence[str], radius: int) -> list[Record]:
+        if not action_ids:
+            return []
+        rows = self._read(
+            "SELECT h.action_id AS hit_id,"
+            f" {', '.join('a.' + c for c in _ACTION_COLUMNS.split(', '))}"
+            " FROM actions h JOIN sessions s ON s.session_id = h.session_id AND s.user_id = ?"
+            " JOIN actions a ON a.session_id = h.session_id"
+            "   AND a.seq BETWEEN h.seq - ? AND h.seq + ?"
+            " WHERE h.action_id IN (SELECT value FROM json_each(?))",
+            (user_id, radius, radius, json.dumps(list(action_ids))),
+        )
+        return [_action_record(r) for r in rows]
+
+    def recall_entities(self, user_id: str, name_keys: Sequence[str]) -> list[Record]:
+        if not name_keys:
+            return []
+        rows = self._read(
+            "SELECT e.name, m.entity_type, m.description, uc.unit_kind, uc.unit_id,"
+            " coalesce(a.session_id, mm.session_id) AS session_id,"
+            " CASE WHEN uc.unit_kind = 'action' THEN coalesce(a.timestamp, s.started_at)"
+            "      ELSE mm.created_at END AS timestamp, s.project_key, s.cwd"
+            " FROM entities e JOIN mentions m ON m.entity_id = e.entity_id"
+            " JOIN unit_chunks uc ON uc.chunk_hash = m.chunk_hash"
+            " LEFT JOIN actions a ON uc.unit_kind = 'action' AND a.action_id = uc.unit_id"
+            " LEFT JOIN memories mm ON uc.unit_kind = 'memory' AND mm.memory_id = uc.unit_id"
+            " LEFT JOIN sessions s ON s.session_id = coalesce(a.session_id, mm.session_id)"
+            " WHERE e.name_key IN (SELECT value FROM json_each(?))"
+            "   AND (s.user_id = ? OR (s.session_id IS NULL AND mm.user_id = ?))"
+            " ORDER BY e.name, m.chunk_hash",
+            (json.dumps(list(name_keys)), user_id, user_id),
+        )
+        return group_entity_units([dict(r) for r in rows])
+
+
+def _turn_filter_params(filters: Record) -> dict[str, Any]:
+    return {
+        "exclude": filters.get("exclude_session"),
+        "only": filters.get("only_session"),
+        "since": filters.get("since"),
+        "until": filters.get("until"),
+        "project": filters.get("project"),
+    }

@@ -1,0 +1,323 @@
+"""The schema: the migrations that build it (``PRAGMA user_version`` counts
+those applied), running them on open, the SQL functions they call, and
+splitting a migration script into statements. The transaction they run in
+is the engine's (engine.py)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+from sessions_graph.errors import StoreError
+from sessions_graph.index_text.turns import asks, speaker, tells_time
+
+MIGRATIONS: list[str] = [
+    # 1: users, memories (+ full-text index), sessions, actions.
+    """
+    CREATE TABLE users (
+        user_id    TEXT PRIMARY KEY,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE memories (
+        rowid      INTEGER PRIMARY KEY,
+        memory_id  TEXT NOT NULL UNIQUE,
+        user_id    TEXT NOT NULL REFERENCES users(user_id),
+        content    TEXT NOT NULL,
+        session_id TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+    );
+    CREATE INDEX memories_by_user ON memories(user_id, created_at DESC, memory_id DESC);
+    CREATE INDEX memories_by_session ON memories(session_id, created_at DESC, memory_id DESC);
+    CREATE VIRTUAL TABLE memories_fts USING fts5(
+        content, content='memories', content_rowid='rowid',
+        tokenize='unicode61 remove_diacritics 0'
+    );
+    CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
+        INSERT INTO memories_fts(rowid, content) VALUES (new.rowid, new.content);
+    END;
+    CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN
+        INSERT INTO memories_fts(memories_fts, rowid, content)
+        VALUES ('delete', old.rowid, old.content);
+    END;
+    CREATE TRIGGER memories_au AFTER UPDATE OF content ON memories BEGIN
+        INSERT INTO memories_fts(memories_fts, rowid, content)
+        VALUES ('delete', old.rowid, old.content);
+        INSERT INTO memories_fts(rowid, content) VALUES (new.rowid, new.content);
+    END;
+    CREATE TABLE sessions (
+        session_id            TEXT PRIMARY KEY,
+        user_id               TEXT NOT NULL REFERENCES users(user_id),
+        started_at            TEXT,
+        ended_at              TEXT,
+        cwd                   TEXT,
+        project_key           TEXT,
+        reconciliation_status TEXT,
+        reconciled_at         TEXT,
+        reconciliation_error  TEXT,
+        last_summary          TEXT,
+        content_version       INTEGER NOT NULL DEFAULT 0,
+        claim_owner           TEXT,
+        claim_expires_at      REAL,
+        claim_version         INTEGER,
+        import_source         TEXT,
+        import_offset         INTEGER NOT NULL DEFAULT 0,
+        action_count          INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX sessions_by_user ON sessions(user_id, started_at DESC);
+    CREATE INDEX sessions_by_status ON sessions(reconciliation_status);
+    CREATE TABLE actions (
+        action_id   TEXT PRIMARY KEY,
+        session_id  TEXT NOT NULL REFERENCES sessions(session_id),
+        seq         INTEGER NOT NULL,
+        action_type TEXT NOT NULL,
+        text        TEXT NOT NULL,
+        timestamp   TEXT,
+        tool_name   TEXT,
+        tool_use_id TEXT,
+        is_error    INTEGER NOT NULL DEFAULT 0,
+        UNIQUE (session_id, seq)
+    );
+    """,
+    # 2: reconciliation. HAS_CHUNK is unit_chunks, MENTIONED_IN is mentions,
+    # DIRECTED is relations (kept per chunk, so they go when the chunk goes).
+    # Triggers collect garbage: a chunk no unit references is deleted (its
+    # mentions, relations and extraction marks cascade), and an entity left
+    # with no mention is deleted (its relations cascade).
+    """
+    CREATE TABLE chunks (
+        hash TEXT PRIMARY KEY,
+        text TEXT NOT NULL
+    );
+    CREATE TABLE unit_chunks (
+        unit_kind  TEXT NOT NULL,
+        unit_id    TEXT NOT NULL,
+        chunk_hash TEXT NOT NULL REFERENCES chunks(hash),
+        position   INTEGER NOT NULL,
+        PRIMARY KEY (unit_kind, unit_id, chunk_hash)
+    );
+    CREATE INDEX unit_chunks_by_chunk ON unit_chunks(chunk_hash);
+    CREATE TABLE unit_hashes (
+        unit_kind    TEXT NOT NULL,
+        unit_id      TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        PRIMARY KEY (unit_kind, unit_id)
+    );
+    CREATE TABLE chunk_extractions (
+        chunk_hash   TEXT NOT NULL REFERENCES chunks(hash) ON DELETE CASCADE,
+        workspace    TEXT NOT NULL,
+        extracted_at TEXT NOT NULL,
+        PRIMARY KEY (chunk_hash, workspace)
+    );
+    CREATE TABLE entities (
+        entity_id   INTEGER PRIMARY KEY,
+        workspace   TEXT NOT NULL,
+        name        TEXT NOT NULL,
+        name_key    TEXT NOT NULL,
+        entity_type TEXT,
+        UNIQUE (workspace, name)
+    );
+    CREATE INDEX entities_by_key ON entities(name_key);
+    CREATE TABLE mentions (
+        entity_id   INTEGER NOT NULL REFERENCES entities(entity_id) ON DELETE CASCADE,
+        chunk_hash  TEXT NOT NULL REFERENCES chunks(hash) ON DELETE CASCADE,
+        workspace   TEXT NOT NULL,
+        entity_type TEXT,
+        description TEXT,
+        PRIMARY KEY (entity_id, chunk_hash)
+    );
+    CREATE INDEX mentions_by_chunk ON mentions(chunk_hash, workspace);
+    CREATE TABLE relations (
+        chunk_hash  TEXT NOT NULL REFERENCES chunks(hash) ON DELETE CASCADE,
+        workspace   TEXT NOT NULL,
+        source_id   INTEGER NOT NULL REFERENCES entities(entity_id) ON DELETE CASCADE,
+        target_id   INTEGER NOT NULL REFERENCES entities(entity_id) ON DELETE CASCADE,
+        description TEXT,
+        keywords    TEXT,
+        weight      REAL,
+        PRIMARY KEY (chunk_hash, workspace, source_id, target_id)
+    );
+    CREATE INDEX relations_by_source ON relations(source_id);
+    CREATE INDEX relations_by_target ON relations(target_id);
+    CREATE TRIGGER unit_chunks_gc AFTER DELETE ON unit_chunks
+    WHEN NOT EXISTS (SELECT 1 FROM unit_chunks WHERE chunk_hash = old.chunk_hash)
+    BEGIN
+        DELETE FROM chunks WHERE hash = old.chunk_hash;
+    END;
+    CREATE TRIGGER mentions_gc AFTER DELETE ON mentions
+    WHEN NOT EXISTS (SELECT 1 FROM mentions WHERE entity_id = old.entity_id)
+    BEGIN
+        DELETE FROM entities WHERE entity_id = old.entity_id;
+    END;
+    CREATE TRIGGER memories_unit_ad AFTER DELETE ON memories BEGIN
+        DELETE FROM unit_chunks WHERE unit_kind = 'memory' AND unit_id = old.memory_id;
+        DELETE FROM unit_hashes WHERE unit_kind = 'memory' AND unit_id = old.memory_id;
+    END;
+    CREATE TRIGGER actions_unit_ad AFTER DELETE ON actions BEGIN
+        DELETE FROM unit_chunks WHERE unit_kind = 'action' AND unit_id = old.action_id;
+        DELETE FROM unit_hashes WHERE unit_kind = 'action' AND unit_id = old.action_id;
+    END;
+    """,
+    # 3: chunk claims. A run holds a chunk it is extracting into a workspace
+    # until it saves the extraction (which deletes the row) or the lease runs
+    # out; a collected chunk takes its claims with it.
+    """
+    CREATE TABLE chunk_claims (
+        chunk_hash TEXT NOT NULL REFERENCES chunks(hash) ON DELETE CASCADE,
+        workspace  TEXT NOT NULL,
+        owner      TEXT NOT NULL,
+        expires_at REAL NOT NULL,
+        PRIMARY KEY (chunk_hash, workspace)
+    );
+    """,
+    # 4: recall's turn index. Each action is one document: its own text
+    # (``body``) and its neighbours' in the session (``context``, weighed
+    # 0.3 by the rank function), because a turn often only makes sense with
+    # the ones around it. Kept in step by add_actions in the same
+    # transaction, so a hook's actions are searchable as soon as they are
+    # stored; ``turn_docs`` maps documents to actions (whose implicit rowid
+    # VACUUM may renumber) and holds what recall filters on. Porter stemming
+    # on top of unicode61: recall matches "databases" to "database".
+    """
+    CREATE TABLE turn_docs (
+        rowid       INTEGER PRIMARY KEY,
+        action_id   TEXT NOT NULL UNIQUE,
+        user_id     TEXT NOT NULL,
+        session_id  TEXT NOT NULL,
+        action_type TEXT NOT NULL,
+        timestamp   TEXT
+    );
+    CREATE VIRTUAL TABLE turns_fts USING fts5(
+        body, context, tokenize='porter unicode61 remove_diacritics 2'
+    );
+    INSERT INTO turns_fts(turns_fts, rank) VALUES ('rank', 'bm25(1.0, 0.3)');
+    CREATE TRIGGER actions_turn_ad AFTER DELETE ON actions BEGIN
+        DELETE FROM turns_fts
+        WHERE rowid = (SELECT rowid FROM turn_docs WHERE action_id = old.action_id);
+        DELETE FROM turn_docs WHERE action_id = old.action_id;
+    END;
+    """,
+    # 5: the import cursor's fingerprint of the transcript prefix it stands
+    # after, so that a rewritten transcript is read again, not from mid-line.
+    """
+    ALTER TABLE sessions ADD COLUMN import_fingerprint TEXT;
+    """,
+    # 6: extraction marks per extractor ('llm' or 'local'), so that an LLM
+    # pass finds the chunks the local extractor did; earlier marks are the LLM's.
+    """
+    CREATE TABLE chunk_extractions_by (
+        chunk_hash   TEXT NOT NULL REFERENCES chunks(hash) ON DELETE CASCADE,
+        workspace    TEXT NOT NULL,
+        extractor    TEXT NOT NULL,
+        extracted_at TEXT NOT NULL,
+        PRIMARY KEY (chunk_hash, workspace, extractor)
+    );
+    INSERT INTO chunk_extractions_by(chunk_hash, workspace, extractor, extracted_at)
+        SELECT chunk_hash, workspace, 'llm', extracted_at FROM chunk_extractions;
+    DROP TABLE chunk_extractions;
+    ALTER TABLE chunk_extractions_by RENAME TO chunk_extractions;
+    """,
+    # 7: recent sessions of a user in one project (the SessionStart hook).
+    """
+    CREATE INDEX sessions_by_project ON sessions(user_id, project_key, started_at DESC);
+    """,
+    # 8: how many secrets redaction took out of each action's text when it
+    # was recorded (actions recorded before this version: 0, text as it was).
+    """
+    ALTER TABLE actions ADD COLUMN redactions INTEGER NOT NULL DEFAULT 0;
+    """,
+    # 9: memory files (the Anthropic memory tool): a Memory at a path, unique per
+    # user, with its newest versions. Both go with their Memory (cascade).
+    """
+    CREATE TABLE memory_files (
+        memory_id TEXT PRIMARY KEY REFERENCES memories(memory_id) ON DELETE CASCADE,
+        user_id   TEXT NOT NULL,
+        path      TEXT NOT NULL,
+        version   INTEGER NOT NULL,
+        UNIQUE (user_id, path)
+    );
+    CREATE TABLE memory_file_versions (
+        memory_id  TEXT NOT NULL REFERENCES memories(memory_id) ON DELETE CASCADE,
+        version    INTEGER NOT NULL,
+        path       TEXT NOT NULL,
+        content    TEXT NOT NULL,
+        session_id TEXT,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (memory_id, version)
+    );
+    """,
+    # 10: who speaks each turn and whether it asks (index_text.turns.speaker /
+    # asks), read by recall's weights. Computed in Python for the turns
+    # already indexed: ``migrate`` registers both functions for this.
+    """
+    ALTER TABLE turn_docs ADD COLUMN speaker TEXT;
+    ALTER TABLE turn_docs ADD COLUMN asks INTEGER NOT NULL DEFAULT 0;
+    UPDATE turn_docs SET (speaker, asks) = (
+        SELECT sg_speaker(a.text), sg_asks(a.text) FROM actions a
+        WHERE a.action_id = turn_docs.action_id
+    );
+    """,
+    # 11: whether each turn says when (index_text.turns.tells_time), read by
+    # recall's weights; computed in Python like 10.
+    """
+    ALTER TABLE turn_docs ADD COLUMN tells_time INTEGER NOT NULL DEFAULT 0;
+    UPDATE turn_docs SET tells_time = coalesce((
+        SELECT sg_tells_time(a.text) FROM actions a WHERE a.action_id = turn_docs.action_id
+    ), 0);
+    """,
+]
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def migrate(
+    conn: sqlite3.Connection,
+    path: Path,
+    write: Callable[[], AbstractContextManager[sqlite3.Connection]],
+    index_unindexed_turns: Callable[[sqlite3.Connection], None],
+) -> None:
+    """Bring the file at ``path`` forward to ``SCHEMA_VERSION``, in one
+    ``write`` transaction (the engine's, taken with the write lock, so
+    concurrent openers migrate once); ``index_unindexed_turns`` indexes, in
+    that transaction, the actions stored before the turn index existed."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version == SCHEMA_VERSION:
+        return  # the common case, and all a hook process pays
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{path} has schema version {version}, newer than this"
+            f" sessions-graph understands ({SCHEMA_VERSION}): upgrade sessions-graph"
+        )
+    # journal_mode is persistent in the file, so it is set once here.
+    conn.execute("PRAGMA journal_mode = WAL")
+    _add_recall_functions(conn)
+    with write() as conn:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        for number in range(version, SCHEMA_VERSION):
+            for statement in _statements(MIGRATIONS[number]):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number + 1}")
+        # Actions stored before the turn index existed are indexed
+        # now, in the migrating transaction (a no-op on a new file).
+        index_unindexed_turns(conn)
+
+
+def _add_recall_functions(conn: sqlite3.Connection) -> None:
+    """The SQL functions migrations call to compute, for turns indexed
+    before, what recall weighs them by: one definition, in index_text.turns."""
+    conn.create_function("sg_speaker", 1, lambda t: speaker(t or ""))
+    conn.create_function("sg_asks", 1, lambda t: asks(t or ""))
+    conn.create_function("sg_tells_time", 1, lambda t: tells_time(t or ""))
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into statements (triggers contain ';')."""
+    statements, buffer = [], ""
+    for line in script.strip().splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    return statements
