@@ -45,8 +45,8 @@ from common import percentile
 
 from sessions_graph import SessionsGraph
 from sessions_graph.engines.sqlite import SQLiteEngine
-from sessions_graph.recall.core import recall as plain_recall
 from sessions_graph.index_text.words import query_terms
+from sessions_graph.recall.core import recall as plain_recall
 from sessions_graph.settings import Settings
 
 _WORD = re.compile(r"[^\W_]+")
@@ -216,11 +216,9 @@ SYLLABLES = "ka ro mi ta lo ne vi su pe do ga ri zo mu fe ba ti ko na le".split(
 #: syllables), as a real project's sessions use thousands of distinct words.
 RANKED = random.Random(0).sample(
     VOCABULARY
-    + list(
-        dict.fromkeys(
-            "".join(random.Random(i).choices(SYLLABLES, k=3)) for i in range(6000)
-        )
-    )[:3000],
+    + list(dict.fromkeys("".join(random.Random(i).choices(SYLLABLES, k=3)) for i in range(6000)))[
+        :3000
+    ],
     len(VOCABULARY) + 3000,
 )
 FUNCTION_WORDS = (

@@ -12,10 +12,20 @@ from neo4j import exceptions as neo4j_errors
 
 from sessions_graph import cypher
 from sessions_graph.engines import memgraph
+from sessions_graph.engines.memgraph import MemgraphEngine
+from sessions_graph.engines.memgraph.engine import is_transient, redact_uri, translate_error
+from sessions_graph.engines.memgraph.memories import user_search_query
+from sessions_graph.engines.memgraph.reconcile import _entity_rows
+from sessions_graph.engines.memgraph.rows import user_key
+from sessions_graph.engines.memgraph.schema import _DOES_NOT_EXIST, _EXISTS_ALREADY
+from sessions_graph.engines.memgraph.sessions import _number_actions
 from sessions_graph.errors import MemoryValidationError, StoreError, StoreUnavailableError
-from sessions_graph.query import parse, tokenize
+from sessions_graph.query import local_score, parse, tokenize
 
-ENGINE_SOURCE = Path(memgraph.__file__).read_text(encoding="utf-8")
+#: Every module of the engine's package, where statement names are written.
+ENGINE_SOURCE = "\n".join(
+    p.read_text(encoding="utf-8") for p in sorted(Path(memgraph.__file__).parent.glob("*.py"))
+)
 
 
 # -- query files ------------------------------------------------------------------
@@ -162,20 +172,18 @@ def test_invalid_workspaces(bad: str) -> None:
 
 # -- search (the query language itself: tests/test_query.py) -------------------------
 def test_user_query_requires_the_user_key() -> None:
-    key = memgraph.user_key("alice@example.com")
+    key = user_key("alice@example.com")
     assert re.fullmatch(r"u[0-9a-f]{32}", key)
     assert tokenize(key) == [key]  # one token, as the index tokenizer sees it
-    assert memgraph.user_search_query(parse("a AND b"), key) == (
+    assert user_search_query(parse("a AND b"), key) == (
         f"+data.user_key:{key} +(+data.content:a +data.content:b)"
     )
-    assert memgraph.user_key("alice") != memgraph.user_key("bob")
+    assert user_key("alice") != user_key("bob")
 
 
 def test_local_score_prefers_more_hits() -> None:
     node = parse("pyth*")
-    assert memgraph.local_score(node, tokenize("python python")) > memgraph.local_score(
-        node, tokenize("python java")
-    )
+    assert local_score(node, tokenize("python python")) > local_score(node, tokenize("python java"))
 
 
 # -- errors -------------------------------------------------------------------------------
@@ -200,7 +208,7 @@ def _error(cls: type[neo4j_errors.Neo4jError], message: str) -> neo4j_errors.Neo
     ],
 )
 def test_transient_errors(exc: Exception) -> None:
-    assert memgraph.is_transient(exc)
+    assert is_transient(exc)
 
 
 @pytest.mark.parametrize(
@@ -212,24 +220,24 @@ def test_transient_errors(exc: Exception) -> None:
     ],
 )
 def test_permanent_errors(exc: Exception) -> None:
-    assert not memgraph.is_transient(exc)
+    assert not is_transient(exc)
 
 
 @pytest.mark.parametrize(
     ("message", "tolerated"),
     [
         # Memgraph's own wording, typographic apostrophe included.
-        ('Text index "memory_content_index" doesn\u2019t exist.', memgraph._DOES_NOT_EXIST),
-        ('Text index "memory_content_index" already exists.', memgraph._EXISTS_ALREADY),
+        ('Text index "memory_content_index" doesn\u2019t exist.', _DOES_NOT_EXIST),
+        ('Text index "memory_content_index" already exists.', _EXISTS_ALREADY),
     ],
 )
 def test_schema_statements_tolerate_present_or_absent_objects(
     monkeypatch: pytest.MonkeyPatch, message: str, tolerated: tuple[str, ...]
 ) -> None:
-    engine = memgraph.MemgraphEngine("bolt://127.0.0.1:1", max_attempts=1)
+    engine = MemgraphEngine("bolt://127.0.0.1:1", max_attempts=1)
 
     def fail(work: object) -> None:
-        raise memgraph.translate_error(_error(neo4j_errors.ClientError, message), "here")
+        raise translate_error(_error(neo4j_errors.ClientError, message), "here")
 
     monkeypatch.setattr(engine, "_call", fail)
     try:
@@ -243,31 +251,29 @@ def test_schema_statements_tolerate_present_or_absent_objects(
 def test_error_translation() -> None:
     where = "bolt://localhost:7687"
     assert isinstance(
-        memgraph.translate_error(neo4j_errors.ServiceUnavailable("x"), where),
+        translate_error(neo4j_errors.ServiceUnavailable("x"), where),
         StoreUnavailableError,
     )
-    assert isinstance(
-        memgraph.translate_error(neo4j_errors.AuthError("x"), where), StoreUnavailableError
-    )
-    error = memgraph.translate_error(_error(neo4j_errors.ClientError, "Invalid input"), where)
+    assert isinstance(translate_error(neo4j_errors.AuthError("x"), where), StoreUnavailableError)
+    error = translate_error(_error(neo4j_errors.ClientError, "Invalid input"), where)
     assert type(error) is StoreError
     assert "Invalid input" in str(error)
 
 
 def test_uri_redaction() -> None:
-    assert memgraph.redact_uri("bolt://u:secret@db:7687") == "bolt://u@db:7687"
-    assert memgraph.redact_uri("bolt://db:7687") == "bolt://db:7687"
+    assert redact_uri("bolt://u:secret@db:7687") == "bolt://u@db:7687"
+    assert redact_uri("bolt://db:7687") == "bolt://db:7687"
 
 
 def test_bad_uri_is_unavailable_and_hides_the_password() -> None:
     with pytest.raises(StoreUnavailableError) as info:
-        memgraph.MemgraphEngine("bolt://u:secret@db:7687")
+        MemgraphEngine("bolt://u:secret@db:7687")
     assert "secret" not in str(info.value)
 
 
 def test_a_malformed_port_is_unavailable_at_once() -> None:
     with pytest.raises(StoreUnavailableError, match="cannot use Memgraph URI"):
-        memgraph.MemgraphEngine("bolt://localhost:notaport", max_attempts=1)
+        MemgraphEngine("bolt://localhost:notaport", max_attempts=1)
 
 
 def test_a_refusal_inside_a_transaction_stays_a_validation_error(
@@ -276,7 +282,7 @@ def test_a_refusal_inside_a_transaction_stays_a_validation_error(
     """The owner check runs inside the write function; it must surface as the
     package's MemoryValidationError (as on the embedded engine), never as a
     store fault, or a hook would spool the event for ever."""
-    engine = memgraph.MemgraphEngine("bolt://127.0.0.1:1", max_attempts=1)
+    engine = MemgraphEngine("bolt://127.0.0.1:1", max_attempts=1)
 
     def refuse(work: object) -> None:
         raise MemoryValidationError("session 's-1' not found for user 'bob'")
@@ -290,7 +296,7 @@ def test_a_refusal_inside_a_transaction_stays_a_validation_error(
 
 
 def test_unreachable_server_is_unavailable() -> None:
-    engine = memgraph.MemgraphEngine("bolt://127.0.0.1:1", max_attempts=1)
+    engine = MemgraphEngine("bolt://127.0.0.1:1", max_attempts=1)
     try:
         with pytest.raises(StoreUnavailableError):
             engine.status()
@@ -301,7 +307,7 @@ def test_unreachable_server_is_unavailable() -> None:
 
 # -- helpers --------------------------------------------------------------------------------
 def test_actions_are_numbered_and_chained() -> None:
-    rows, links = memgraph._number_actions(
+    rows, links = _number_actions(
         [
             {"action_id": "b", "action_type": "user_message"},
             {"action_id": "c", "action_type": "tool_call", "is_error": 1},
@@ -315,7 +321,7 @@ def test_actions_are_numbered_and_chained() -> None:
 
 
 def test_entity_rows_record_mentions_like_the_embedded_engine() -> None:
-    rows = memgraph._entity_rows(
+    rows = _entity_rows(
         [
             {"name": "Memgraph", "entity_type": "product", "description": "a graph db"},
             {"name": "Straße", "entity_type": "place", "description": "a street"},
@@ -358,4 +364,3 @@ def test_entity_rows_record_mentions_like_the_embedded_engine() -> None:
             "description": None,
         },
     ]
-

@@ -11,7 +11,8 @@ from memgraph_fakes import fake_engine, server_error
 from neo4j import exceptions as neo4j_errors
 from neo4j._sync.io import _pool
 
-from sessions_graph.engines import memgraph
+from sessions_graph.engines.memgraph import MemgraphEngine
+from sessions_graph.engines.memgraph.engine import is_transient, routing_refused, translate_error
 from sessions_graph.errors import StoreError, StoreUnavailableError
 
 ROUTING_REFUSED = "You cannot fetch routing table from an instance which is not part of a cluster."
@@ -54,7 +55,7 @@ ROUTING_UNSUPPORTED = "Route message is not supported in Memgraph!"
     ],
 )
 def test_retried(exc: BaseException) -> None:
-    assert memgraph.is_transient(exc)
+    assert is_transient(exc)
 
 
 @pytest.mark.parametrize(
@@ -89,11 +90,11 @@ def test_retried(exc: BaseException) -> None:
     ],
 )
 def test_not_retried(exc: BaseException) -> None:
-    assert not memgraph.is_transient(exc)
+    assert not is_transient(exc)
 
 
 def test_an_aborted_transaction_says_why() -> None:
-    timeout = memgraph.translate_error(
+    timeout = translate_error(
         server_error(
             neo4j_errors.TransientError,
             "Transaction was asked to abort because of transaction timeout.",
@@ -101,7 +102,7 @@ def test_an_aborted_transaction_says_why() -> None:
         "bolt://db:7687",
     )
     assert type(timeout) is StoreError and "transaction timeout" in str(timeout)
-    shutdown = memgraph.translate_error(
+    shutdown = translate_error(
         server_error(
             neo4j_errors.TransientError,
             "Transaction was asked to abort because of database shutdown.",
@@ -111,7 +112,7 @@ def test_an_aborted_transaction_says_why() -> None:
     assert isinstance(shutdown, StoreUnavailableError)
 
 
-def _count_attempts(engine: memgraph.MemgraphEngine, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+def _count_attempts(engine: MemgraphEngine, monkeypatch: pytest.MonkeyPatch) -> list[int]:
     attempts = [0]
     real = engine._in_session
 
@@ -184,9 +185,7 @@ def test_routing_on_a_standalone_instance_is_one_clear_line(
     # The routing pool's class: RoutedBoltPool in driver 6, Neo4jPool in 5.
     routed_pool = getattr(_pool, "RoutedBoltPool", None) or _pool.Neo4jPool
     monkeypatch.setattr(routed_pool, "fetch_routing_info", refuse)
-    engine = memgraph.MemgraphEngine(
-        "neo4j://127.0.0.1:1", user="u", password="secret", max_attempts=6
-    )
+    engine = MemgraphEngine("neo4j://127.0.0.1:1", user="u", password="secret", max_attempts=6)
     attempts = _count_attempts(engine, monkeypatch)
     try:
         with pytest.raises(StoreUnavailableError) as info:
@@ -210,12 +209,12 @@ def test_routing_refusal_is_found_in_a_chained_cause() -> None:
         except neo4j_errors.ClientError as exc:
             raise neo4j_errors.ServiceUnavailable("Unable to retrieve routing information") from exc
     except neo4j_errors.ServiceUnavailable as exc:
-        assert memgraph.routing_refused(exc)
-        assert not memgraph.is_transient(exc)
+        assert routing_refused(exc)
+        assert not is_transient(exc)
 
 
 def test_an_unreachable_cluster_is_still_unreachable() -> None:
-    engine = memgraph.MemgraphEngine("neo4j://127.0.0.1:1", max_attempts=1)
+    engine = MemgraphEngine("neo4j://127.0.0.1:1", max_attempts=1)
     try:
         with pytest.raises(StoreUnavailableError, match="cannot reach Memgraph"):
             engine.status()

@@ -11,7 +11,7 @@ from typing import Any
 from memgraph_fakes import fake_engine
 
 from sessions_graph.cypher import load
-from sessions_graph.engines.memgraph import extraction_mark
+from sessions_graph.engines.memgraph.reconcile import extraction_mark
 
 ROWS = [
     {"hash": "h-none", "extracted_in": []},

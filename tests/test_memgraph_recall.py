@@ -8,7 +8,8 @@ from typing import Any
 from memgraph_fakes import fake_engine
 
 from sessions_graph.cypher import load
-from sessions_graph.engines.memgraph import turn_search_query, user_key
+from sessions_graph.engines.memgraph.recall import turn_search_query
+from sessions_graph.engines.memgraph.rows import user_key
 from sessions_graph.recall.request import check_request
 
 #: No recall filter (``Engine.search_turns``): what a plain question asks for.

@@ -13,6 +13,7 @@ from neo4j import exceptions as neo4j_errors
 
 from sessions_graph import cypher
 from sessions_graph.engines import memgraph_server as server
+from sessions_graph.engines.memgraph.schema import create_schema
 from sessions_graph.errors import StoreError
 from sessions_graph.query import parse
 
@@ -254,7 +255,7 @@ def test_setup_adds_only_what_is_missing(text_index_type: str) -> None:
         fake.run(statement)
     extra = "CREATE TEXT INDEX action_text_index ON :Action(text, user_key)"
     engine, driver = fake_engine(fake)
-    engine._create_schema([*setup, extra])
+    create_schema(engine._auto, engine._ddl, [*setup, extra])
     created = _ddl(driver.sent)
     if "{name}" in text_index_type:
         assert created == [extra]

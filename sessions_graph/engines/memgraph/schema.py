@@ -1,0 +1,73 @@
+"""The Memgraph engine's schema: the indexes, constraints and text indexes a
+store needs (``cypher/schema/setup``, and per entity workspace), creating only
+the missing ones, and the schema version.
+
+``setup`` and a workspace's first use (``engine.py``) run these; the statement
+runners (auto-commit queries and DDL) are passed in from there."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from sessions_graph.cypher import render, statements
+from sessions_graph.engines import memgraph_server as server
+from sessions_graph.engines.base import Record
+from sessions_graph.errors import StoreError, StoreUnavailableError
+
+#: Bumped when ``cypher/schema/setup`` changes in a way old stores must follow.
+#: 2: recall's turn index (``action_recall_index``; ``setup`` indexes older actions).
+#: 3: memory files, unique per user and path.
+#: 4: turn documents hold speaker and asks; 5: and tells_time (``setup``
+#: rewrites older ones).
+SCHEMA_VERSION = 5
+
+#: What a schema statement's error says when the object is already there /
+#: already gone. Memgraph 3.6.2, 3.11 and main report an existing or missing
+#: index, constraint or text index as a notification, not an error; older
+#: builds failed for the text index ('Text index "x" already exists.',
+#: 'Text index "x" doesn’t exist.', with a typographic apostrophe, which
+#: ``_ddl`` in ``engine.py`` folds to ASCII before matching), which is still success.
+_EXISTS_ALREADY = ("already exists",)
+_DOES_NOT_EXIST = ("doesn't exist", "does not exist")
+
+
+def workspace_schema(workspace: str) -> list[str]:
+    """The statements that index a workspace label the way LightRAG looks
+    entities up and make entity_id unique in it."""
+    return [
+        render("admin/ensure_workspace_index", workspace),
+        render("admin/ensure_workspace_constraint", workspace),
+    ]
+
+
+def setup_schema(workspaces: Sequence[str]) -> list[str]:
+    """What ``setup`` wants: the script's statements and each workspace's."""
+    wanted = statements("schema/setup")
+    for workspace in workspaces:
+        wanted += workspace_schema(workspace)
+    return wanted
+
+
+def create_schema(
+    auto: Callable[[str], list[Record]],
+    ddl: Callable[[str, tuple[str, ...]], None],
+    wanted: Sequence[str],
+) -> None:
+    """Run those of the ``wanted`` schema statements whose object the
+    server does not list yet; ``auto`` runs a named statement in an
+    auto-commit transaction, ``ddl`` a schema statement.
+
+    Checked with ``SHOW INDEX INFO`` / ``SHOW CONSTRAINT INFO`` rather
+    than by re-running the DDL: index creation needs read-only storage
+    access and constraint creation exclusive access, so each one waits
+    for (and under load fails on) concurrent writers even when the object
+    exists. A statement whose object we cannot recognise in the listing
+    is run, and "already exists" is success (a concurrent setup)."""
+    try:
+        present = server.present_schema(auto("admin/show_indexes"), auto("admin/show_constraints"))
+    except StoreUnavailableError:
+        raise
+    except StoreError:
+        present = set()  # listing refused (e.g. privileges): run them all
+    for statement in server.missing_statements(wanted, present):
+        ddl(statement, _EXISTS_ALREADY)
