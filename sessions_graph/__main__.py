@@ -21,12 +21,12 @@ def main() -> None:
         # store's WAL for the next hook process (see SQLiteEngine.close).
         _exit_now(hook_main(sys.argv[2:]))
     if sys.argv[1:2] == ["recall"]:
-        from sessions_graph.recall.command import main as recall_main
+        from sessions_graph.cli.recall import main as recall_main
 
         # The answer is printed and the store closed by now: the teardown
         # (freeing every module) would only keep the caller waiting.
         _exit_now(recall_main(sys.argv[2:]))
-    from sessions_graph.cli import run
+    from sessions_graph.cli.app import run
 
     run()
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from sessions_graph.cli import (
+from sessions_graph.cli.app import (
     db_option,
     emit_json,
     fail,
@@ -73,9 +73,7 @@ def _uses_llm(graph: SessionsGraph, extractor: str | None) -> bool:
     from sessions_graph.reconcile import pipeline
 
     try:
-        choice = pipeline.choose_extractor(
-            graph.settings, pipeline.RunOptions(extractor=extractor)
-        )
+        choice = pipeline.choose_extractor(graph.settings, pipeline.RunOptions(extractor=extractor))
     except ConfigError as exc:
         raise fail(str(exc), 2) from None
     return choice == "llm"
@@ -122,9 +120,7 @@ def _sweep(
         echo: Callable[[ReconciliationSummary], None] | None = (
             None if as_json else lambda s: typer.echo(_line(s)) if own(s) else None
         )
-        return _run(
-            graph.reconcile_pending(llm_model_func=llm_func, on_result=echo, **options)
-        )
+        return _run(graph.reconcile_pending(llm_model_func=llm_func, on_result=echo, **options))
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     with Progress(
@@ -199,9 +195,7 @@ def reconcile(
             owned_session(graph, session, graph.settings.user_id)
         llm_func = _llm_or_exit(graph) if _uses_llm(graph, extractor) else None
         if session:
-            summary = _run(
-                graph.reconcile_session(session, llm_model_func=llm_func, **options)
-            )
+            summary = _run(graph.reconcile_session(session, llm_model_func=llm_func, **options))
             summaries = [summary]
             if as_json:
                 emit_json(summary.model_dump())
@@ -337,8 +331,7 @@ def demo(
                 name = max(files, key=lambda e: e.mentions).name
                 mentioning = graph.entity_sessions(name, user_id=data["user_id"])
                 typer.echo(
-                    f"sessions mentioning {name!r}: "
-                    + ", ".join(s.session_id for s in mentioning)
+                    f"sessions mentioning {name!r}: " + ", ".join(s.session_id for s in mentioning)
                 )
             query = data["search"]
             typer.echo(f"memory search {query!r}:")

@@ -1,0 +1,234 @@
+"""The ``sessions-graph`` command line: the library's façade, one verb a command.
+
+Every command opens the graph through ``open_graph`` (so the engine choice is
+the library's own) and every failure the user can cause is one line on stderr
+and a non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from sessions_graph.errors import SessionsGraphError
+
+app = typer.Typer(
+    name="sessions-graph",
+    help="Cross-session memory for AI agents, on Memgraph or an embedded SQLite file.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+_options: dict[str, Any] = {}
+
+
+@app.callback()
+def _main(
+    db: str = typer.Option(
+        None, "--db", help="Embedded database file (overrides SESSIONS_GRAPH_DB).", metavar="PATH"
+    ),
+) -> None:
+    """Cross-session memory for AI agents."""
+    _options["db"] = db
+
+
+def fail(message: str, code: int = 1) -> typer.Exit:
+    """Print one error line; return the exit to raise."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(code)
+
+
+def db_option() -> str | None:
+    """The global ``--db PATH``, if given."""
+    return _options.get("db")  # type: ignore[no-any-return]
+
+
+def cli_settings(**overrides: Any) -> Any:
+    """The settings, with ``--db`` applied."""
+    from sessions_graph.settings import load_settings
+
+    return load_settings(db=_options.get("db"), **overrides)
+
+
+def missing_store(settings: Any) -> str | None:
+    """The embedded database's path if it does not exist yet, else None: a
+    command that only reads says nothing is stored, rather than creating an
+    empty database (and its directories) where ``--db`` may have been a typo."""
+    if settings.engine_name != "embedded":
+        return None
+    path = Path(settings.db).expanduser()
+    return None if path.exists() else str(path)
+
+
+def say_nothing_stored(as_json: bool, empty: Any) -> None:
+    """What a read command prints when there is no database yet (``open_graph``
+    with ``read_only`` gave None): ``empty`` as JSON, or the reason."""
+    if as_json:
+        emit_json(empty)
+    path = missing_store(cli_settings())
+    typer.echo(f"no database at {path}: nothing recorded yet", err=as_json)
+
+
+@contextmanager
+def open_graph(*, read_only: bool = False, **overrides: Any) -> Iterator[Any]:
+    """The ``SessionsGraph`` the settings (and ``--db``) name, closed
+    afterwards; with ``read_only``, None when there is no database yet."""
+    from sessions_graph.graph import SessionsGraph
+
+    settings = cli_settings(**overrides)
+    if read_only and missing_store(settings):
+        yield None
+        return
+    graph = SessionsGraph(settings=settings)
+    try:
+        yield graph
+    finally:
+        graph.close()
+
+
+def graph_factory(**overrides: Any) -> Any:
+    """A function that opens the ``SessionsGraph`` the settings (and ``--db``)
+    name, for commands that open it later (a server opens it on first use)."""
+
+    def open_() -> Any:
+        from sessions_graph.graph import SessionsGraph
+
+        return SessionsGraph(db=_options.get("db"), **overrides)
+
+    return open_
+
+
+def owned_session(graph: Any, session_id: str, user_id: str) -> Any:
+    """The session if it belongs to ``user_id``; otherwise the command fails as
+    if it did not exist, so the CLI never shows one user's session to another."""
+    session = graph.get_session(session_id)
+    if session is None or session.user_id != user_id:
+        raise fail(f"session {session_id} not found for user {user_id}")
+    return session
+
+
+def emit_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, default=str))
+
+
+@app.command()
+def setup() -> None:
+    """Create the schema (idempotent)."""
+    with open_graph() as graph:
+        graph.setup()
+        info = graph.status()
+    typer.echo(f"ready: {info['engine']} at {info['location']} (schema {info['schema_version']})")
+
+
+@app.command()
+def status(
+    user: str = typer.Option(
+        None, "--user", "-u", help="Whose counts (default: the configured user_id)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
+) -> None:
+    """Which engine and where, the schema version, and the user's counts."""
+    settings = cli_settings()
+    user_id = user or settings.user_id
+    path = missing_store(settings)
+    if path:
+        info: dict[str, Any] = {
+            "engine": "embedded",
+            "location": path,
+            "exists": False,
+            "schema_version": 0,
+            "user_id": user_id,
+            "counts": {},
+        }
+    else:
+        with open_graph() as graph:
+            info = graph.status(user_id=user_id)
+    if as_json:
+        emit_json(info)
+        return
+    typer.echo(f"engine:         {info['engine']}")
+    typer.echo(f"location:       {info['location']}")
+    if path:
+        typer.echo(f"no database at {path}: nothing recorded yet")
+        typer.echo("(the first write, or `sessions-graph setup`, creates it)")
+        return
+    typer.echo(f"schema version: {info['schema_version']}")
+    typer.echo(f"user_id:        {info['user_id']}")
+    for name, count in info.get("counts", {}).items():
+        typer.echo(f"{name + ':':<15} {count}")
+
+
+def _register_commands() -> None:
+    from sessions_graph.cli import (
+        config,
+        history,
+        hooks,
+        mcp,
+        memory,
+        memory_files,
+        recall,
+        reconcile,
+    )
+
+    for module in (memory, config, hooks, reconcile, history, recall, mcp, memory_files):
+        module.register(app)
+
+
+_register_commands()
+
+
+def run() -> None:
+    """Run the CLI; errors become one line on stderr and a non-zero exit."""
+    try:
+        # Not standalone: typer would print a usage error as a boxed panel of
+        # five or six lines; it is raised here instead, and made one line.
+        code = app(standalone_mode=False)
+    except SessionsGraphError as exc:
+        typer.echo(f"error: {_one_line(exc)}", err=True)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except Exception as exc:
+        _usage_error(exc)  # exits if it is one (typer's own exception types)
+        # A bug of ours: still one line, never a traceback.
+        typer.echo(f"error: unexpected {type(exc).__name__}: {_one_line(exc)}", err=True)
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _usage_error(exc: Exception) -> None:
+    """Exit with one line if ``exc`` is typer's (click's) usage error or abort.
+
+    Matched by shape rather than class: typer raises its vendored copy of
+    click's exceptions, older typer versions click's own."""
+    kind = type(exc).__name__
+    if kind == "NoArgsIsHelpError":  # a bare group: its help, as typer shows it
+        ctx = getattr(exc, "ctx", None)
+        text = ctx.get_help() if ctx is not None else ""  # rich prints it itself
+        if text.strip():
+            typer.echo(text)
+        sys.exit(2)
+    if kind == "Abort":
+        typer.echo("error: aborted", err=True)
+        sys.exit(1)
+    if hasattr(exc, "format_message") and isinstance(getattr(exc, "exit_code", None), int):
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
+        typer.echo(f"error: {_one_line_text(exc.format_message())}{hint}", err=True)
+        sys.exit(exc.exit_code or 2)
+
+
+def _one_line_text(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _one_line(exc: BaseException) -> str:
+    # Driver messages can span lines; an error here is always one line.
+    return " ".join(str(exc).split())
