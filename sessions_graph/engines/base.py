@@ -41,6 +41,7 @@ class ActionsAdded(NamedTuple):
     added: int
     foreign: int
 
+
 #: Session.reconciliation_status values.
 PENDING, RUNNING, RECONCILED, FAILED = "pending", "running", "reconciled", "failed"
 
@@ -75,12 +76,18 @@ def not_found_for_user(session_id: str, user_id: str) -> str:
 
 
 class Engine(ABC):
-    """A storage engine. Instances are used from one thread at a time."""
+    """A storage engine. Instances are used from one thread at a time.
+
+    The operations are grouped by concern, in the order of each engine
+    package's modules, whose names the headings give: ``engine`` (lifecycle),
+    ``memories``, ``sessions``, ``memory_files``, ``reconcile``, ``recall``,
+    ``forget``. The twin of an operation on the other engine is in the module
+    of the same name."""
 
     #: Short name shown by ``status``: "embedded" or "memgraph".
     name: str
 
-    # -- lifecycle ---------------------------------------------------------
+    # -- engine: lifecycle --------------------------------------------------
     @abstractmethod
     def setup(self) -> None:
         """Create the schema (constraints, indexes, text index). Idempotent."""
@@ -99,6 +106,13 @@ class Engine(ABC):
         """``engine``, ``location``, ``schema_version`` and ``counts`` of users,
         sessions, actions, memories, chunks and entities (empty until the
         schema is set up)."""
+
+    @abstractmethod
+    def user_counts(self, user_id: str) -> Record:
+        """The user's ``sessions``, ``actions`` and ``memories``, and the
+        ``chunks`` their own units link to and the ``entities`` those chunks
+        mention (each counted once). Nothing of another user's is counted;
+        an unknown user gets zeros."""
 
     # -- memories ----------------------------------------------------------
     @abstractmethod
@@ -137,7 +151,7 @@ class Engine(ABC):
     def delete_memory(self, memory_id: str, user_id: str | None = None) -> bool:
         """Delete the memory (and its chunk links); True if it existed."""
 
-    # -- sessions and actions ----------------------------------------------
+    # -- sessions: sessions, actions, import cursors, recent sessions --------
     @abstractmethod
     def start_session(
         self,
@@ -153,9 +167,7 @@ class Engine(ABC):
         fills in cwd / project_key if they were unset."""
 
     @abstractmethod
-    def add_actions(
-        self, session_id: str, user_id: str, actions: Sequence[Record]
-    ) -> ActionsAdded:
+    def add_actions(self, session_id: str, user_id: str, actions: Sequence[Record]) -> ActionsAdded:
         """Append actions to a session in one transaction; say how many were new
         and how many were skipped as another session's.
 
@@ -210,6 +222,12 @@ class Engine(ABC):
         """Remember how far a transcript has been imported, and the fingerprint
         of the prefix read, replacing the session's cursor (whatever its source)."""
 
+    @abstractmethod
+    def get_actions_page(self, session_id: str, offset: int, limit: int) -> list[Record]:
+        """The session's actions with ``offset <= seq < offset + limit``, in
+        order: ``get_actions`` a page at a time (seq numbers are consecutive
+        from 0, so ``offset`` is a position)."""
+
     # -- recent sessions (where the user left off) ---------------------------
     # Read by the SessionStart hook on every new session and by the MCP
     # ``list_sessions`` tool: one narrow read, so that neither fetches whole
@@ -234,18 +252,13 @@ class Engine(ABC):
         ``preview_chars`` characters, None if there is none) with
         ``first_user_message_at`` / ``last_assistant_message_at`` (their
         timestamps). Another user's session is never returned."""
-    # -- pages and memory files (the agent's own tools: MCP, memory tool) -------
+
+    # -- memory_files (the agent's own tools: MCP, memory tool) ---------------
     # A Memory File is a Memory that the Anthropic memory tool keeps at a path
     # under /memories: one per (user, path), with a version number raised by
     # every write and its newest versions kept. The tool's rules (paths, line
     # edits, messages) live in sessions_graph.agent; these are its reads and
     # its atomic writes. Deleting the Memory deletes the file and its versions.
-
-    @abstractmethod
-    def get_actions_page(self, session_id: str, offset: int, limit: int) -> list[Record]:
-        """The session's actions with ``offset <= seq < offset + limit``, in
-        order: ``get_actions`` a page at a time (seq numbers are consecutive
-        from 0, so ``offset`` is a position)."""
 
     @abstractmethod
     def get_memory_file(self, user_id: str, path: str) -> Record | None:
@@ -315,7 +328,7 @@ class Engine(ABC):
         """The kept versions of the user's file at ``path``, newest first:
         ``version``, ``path``, ``content``, ``session_id``, ``created_at``."""
 
-    # -- reconciliation ------------------------------------------------------
+    # -- reconcile: claims, units, chunks, extraction, mentions ---------------
     # A run claims sessions with an owner and a lease, and claims each chunk
     # the same way before sending it to the LLM, so that runs in different
     # processes never pay twice for one text. Everything a run writes is
@@ -448,18 +461,7 @@ class Engine(ABC):
         """This user's sessions whose chunks mention the entity ``name`` (matched
         case-insensitively, any workspace), newest first."""
 
-    @abstractmethod
-    def forget_session(self, session_id: str) -> Record:
-        """Delete the session, its actions and memories, and chunks / entities
-        nothing else references. Returns how many of each were deleted:
-        ``sessions``, ``actions``, ``memories``, ``chunks``, ``entities``."""
-
-    @abstractmethod
-    def forget_user(self, user_id: str) -> Record:
-        """``forget_session`` for each of the user's sessions, plus the user's
-        memories and the User itself. Returns the same counts plus ``users``."""
-
-    # -- recall (sessions_graph.recall) ----------------------------------------
+    # -- recall: the turn index and the lanes' reads (sessions_graph.recall) ----
     # Narrow reads for the recall lanes; ranking across lanes happens in the
     # recall layer. ``terms`` are tuples of index tokens (see
     # ``sessions_graph.index_text.words``), each matched as a phrase, any of them
@@ -498,11 +500,17 @@ class Engine(ABC):
         ``timestamp`` (action's, else session start; memory's creation),
         ``project_key``, ``cwd``. One record per name (workspaces merged)."""
 
-    # -- one user's share of the store (what ``status`` shows that user) ------
+    # -- forget --------------------------------------------------------------
+    # A user's right to be forgotten: everything of a session or a user goes,
+    # and what others share (chunks, entities) goes only when nothing else holds it.
 
     @abstractmethod
-    def user_counts(self, user_id: str) -> Record:
-        """The user's ``sessions``, ``actions`` and ``memories``, and the
-        ``chunks`` their own units link to and the ``entities`` those chunks
-        mention (each counted once). Nothing of another user's is counted;
-        an unknown user gets zeros."""
+    def forget_session(self, session_id: str) -> Record:
+        """Delete the session, its actions and memories, and chunks / entities
+        nothing else references. Returns how many of each were deleted:
+        ``sessions``, ``actions``, ``memories``, ``chunks``, ``entities``."""
+
+    @abstractmethod
+    def forget_user(self, user_id: str) -> Record:
+        """``forget_session`` for each of the user's sessions, plus the user's
+        memories and the User itself. Returns the same counts plus ``users``."""
