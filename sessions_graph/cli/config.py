@@ -15,7 +15,7 @@ from typing import Any
 
 import typer
 
-from sessions_graph.cli.app import cli_settings, fail
+from sessions_graph.cli.common import cli_settings, fail
 from sessions_graph.settings import (
     KEYS,
     coerce,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from sessions_graph.cli.app import emit_json, fail, open_graph
+from sessions_graph.cli.common import emit_json, fail, open_graph
 
 if TYPE_CHECKING:
     from sessions_graph.hooks.history import FileResult

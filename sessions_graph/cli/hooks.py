@@ -14,7 +14,7 @@ from pathlib import Path
 
 import typer
 
-from sessions_graph.cli.app import fail
+from sessions_graph.cli.common import fail
 from sessions_graph.hooks.install import (
     CLAUDE_EVENTS,
     CODEX_EVENTS,

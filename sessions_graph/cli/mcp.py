@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from sessions_graph.cli.app import fail, graph_factory
+from sessions_graph.cli.common import fail, graph_factory
 
 
 def register(app: typer.Typer) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from sessions_graph.cli.app import emit_json, fail, open_graph, owned_session, say_nothing_stored
+from sessions_graph.cli.common import emit_json, fail, open_graph, owned_session, say_nothing_stored
 from sessions_graph.validation import MAX_LIMIT
 
 memory_app = typer.Typer(

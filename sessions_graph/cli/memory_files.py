@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import typer
 
-from sessions_graph.cli.app import emit_json, open_graph
+from sessions_graph.cli.common import emit_json, open_graph
 from sessions_graph.cli.memory import memory_app
 
 _USER = typer.Option(None, "--user", "-u", help="User id (default: the configured user_id).")

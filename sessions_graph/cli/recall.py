@@ -172,9 +172,9 @@ def register(app: typer.Typer) -> None:
     import typer
 
     def recall(ctx: typer.Context) -> None:
-        from sessions_graph.cli.app import _options
+        from sessions_graph.cli.common import options
 
-        raise typer.Exit(main(list(ctx.args), db=_options.get("db")))
+        raise typer.Exit(main(list(ctx.args), db=options.get("db")))
 
     # typer reads the annotation to pass the context; as a string it would be
     # looked up among this module's globals, where typer is not imported.

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from sessions_graph.cli.app import (
+from sessions_graph.cli.common import (
     db_option,
     emit_json,
     fail,
