@@ -25,8 +25,7 @@ hook's write path.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterator
 
 from sessions_graph.query import is_cjk, split_cjk
 

@@ -26,8 +26,8 @@ from __future__ import annotations
 from typing import Any
 
 from sessions_graph.engines.base import Engine, Record
-from sessions_graph.index_text.turns import asks_when
 from sessions_graph.index_text import words as text_words
+from sessions_graph.index_text.turns import asks_when
 from sessions_graph.index_text.words import MAX_TOKEN_CHARS, STOP_WORDS
 from sessions_graph.query import Or, Term
 from sessions_graph.recall.dates import month_of

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from sessions_graph.errors import InvalidQueryError, MemoryValidationError
-from sessions_graph.recall.dates import named_months, named_windows, to_utc
 from sessions_graph.index_text.words import query_terms
+from sessions_graph.recall.dates import named_months, named_windows, to_utc
 from sessions_graph.validation import check_id, check_optional_id, without_surrogates
 
 #: Longest question accepted, in characters.
