@@ -41,8 +41,10 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 #: The codex binary .ci/run installs.
 CI_CODEX = REPO / ".ci" / "node" / "node_modules" / ".bin" / "codex"
-#: The model name the scratch config asks for.
-MODEL = "gpt-5.1-codex"
+#: The model the scratch config asks for: one in Codex 0.171's own catalog
+#: (an unknown name gets fallback metadata, without ``tool_search``), and not
+#: a ``code_mode_only`` one, so that tools are plain function calls.
+MODEL = "gpt-5.5"
 
 _ids = itertools.count(1)
 
@@ -69,11 +71,13 @@ def message(value: str) -> dict[str, Any]:
 
 
 def function_call(
-    name: str, arguments: dict[str, Any], call_id: str | None = None
+    name: str, arguments: dict[str, Any], call_id: str | None = None, namespace: str | None = None
 ) -> dict[str, Any]:
-    """A ``function_call`` output item (a tool call) for a scripted reply."""
+    """A ``function_call`` output item (a tool call) for a scripted reply; an
+    MCP tool found by ``tool_search`` is called with its ``namespace``
+    (``mcp__<server>``, the server name with ``-`` made ``_``)."""
     n = next(_ids)
-    return {
+    item = {
         "type": "function_call",
         "id": f"fc_{n}",
         "call_id": call_id or f"call_{n}",
@@ -81,6 +85,9 @@ def function_call(
         "arguments": json.dumps(arguments),
         "status": "completed",
     }
+    if namespace is not None:
+        item["namespace"] = namespace
+    return item
 
 
 def tool_search_call(query: str, call_id: str | None = None, limit: int = 8) -> dict[str, Any]:
@@ -277,7 +284,10 @@ class Codex:
             "stream_max_retries = 0\n"
         )
         self.env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            # codex on PATH: install-hooks --codex runs it to trust our hooks.
+            "PATH": os.pathsep.join(
+                [str(Path(binary).parent), os.environ.get("PATH", "/usr/bin:/bin")]
+            ),
             "HOME": str(self.home),
             "CODEX_HOME": str(self.codex_home),
             "LANG": "C.UTF-8",
@@ -295,11 +305,17 @@ class Codex:
 
     def sessions_graph(self, *args: str) -> subprocess.CompletedProcess[str]:
         """Our own CLI, with the same home and settings as codex."""
+        return self.sessions_graph_env(self.env, *args)
+
+    def sessions_graph_env(
+        self, env: dict[str, str], *args: str
+    ) -> subprocess.CompletedProcess[str]:
+        """Our own CLI with ``env`` (a variation of ``self.env``)."""
         return subprocess.run(
             [sys.executable, "-m", "sessions_graph", *args],
             capture_output=True,
             text=True,
-            env=self.env,
+            env=env,
             timeout=120,
         )
 
