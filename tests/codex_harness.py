@@ -90,6 +90,20 @@ def function_call(
     return item
 
 
+def custom_tool_call(name: str, tool_input: str, call_id: str | None = None) -> dict[str, Any]:
+    """A ``custom_tool_call`` output item: a freeform tool such as
+    ``apply_patch``, whose input is raw text (a patch), not JSON."""
+    n = next(_ids)
+    return {
+        "type": "custom_tool_call",
+        "id": f"ctc_{n}",
+        "call_id": call_id or f"call_{n}",
+        "name": name,
+        "input": tool_input,
+        "status": "completed",
+    }
+
+
 def tool_search_call(query: str, call_id: str | None = None, limit: int = 8) -> dict[str, Any]:
     """A client-executed ``tool_search_call`` output item: the model asking
     Codex to search its deferred tools (MCP tools sit behind it)."""
