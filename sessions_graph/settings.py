@@ -272,6 +272,23 @@ class Settings:
 KEYS = {f.name: f for f in fields(Settings)}
 
 
+def environment_names(*, llm_keys: bool = True) -> list[str]:
+    """Every environment variable the settings read (``SESSIONS_GRAPH_<KEY>``,
+    the standard ones, ``SESSIONS_GRAPH_CONFIG`` and the XDG base
+    directories): what a process started with a filtered environment (Codex
+    starts MCP servers so) must be given to see the same settings as its
+    parent. ``llm_keys=False`` leaves out the LLM providers' API keys."""
+    skipped = {"openai_api_key", "anthropic_api_key"} if not llm_keys else set()
+    names = ["SESSIONS_GRAPH_CONFIG", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"]
+    for key in KEYS:
+        if key in skipped:
+            continue
+        names.append(f"SESSIONS_GRAPH_{key.upper()}")
+        if key in _STANDARD_ENV:
+            names.append(_STANDARD_ENV[key])
+    return names
+
+
 def _check_choice(value: str, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise ConfigError(f"expected one of {', '.join(choices)}, got {value!r}")

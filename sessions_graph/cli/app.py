@@ -66,11 +66,18 @@ def status(
     else:
         with open_graph() as graph:
             info = graph.status(user_id=user_id)
+    from sessions_graph.cli.hooks import codex_hooks_status
+
+    codex_hooks = codex_hooks_status()
+    if codex_hooks:
+        info["codex_hooks"] = codex_hooks
     if as_json:
         emit_json(info)
         return
     typer.echo(f"engine:         {info['engine']}")
     typer.echo(f"location:       {info['location']}")
+    if codex_hooks:
+        typer.echo(f"codex hooks:    {codex_hooks}")
     if path:
         typer.echo(f"no database at {path}: nothing recorded yet")
         typer.echo("(the first write, or `sessions-graph setup`, creates it)")

@@ -9,6 +9,7 @@ hook budget); the command registered here exists so that it shows in
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -24,9 +25,11 @@ from sessions_graph.hooks.install import (
     mcp_server_entry,
     register_codex_mcp,
     register_mcp_json,
+    set_codex_startup_grace,
     uninstall_hooks,
     unregister_codex_mcp,
     unregister_mcp_json,
+    unset_codex_startup_grace,
 )
 
 
@@ -123,10 +126,39 @@ def install(
     if not no_mcp:
         entry = mcp_server_entry()
         if codex:
-            changes[mcp_file] = register_codex_mcp(mcp_file, entry["command"], entry["args"])
+            from sessions_graph.settings import environment_names
+
+            changes[mcp_file] = register_codex_mcp(
+                mcp_file, entry["command"], entry["args"], environment_names(llm_keys=False)
+            )
+            changes[mcp_file] += set_codex_startup_grace(mcp_file)
         else:
             changes[mcp_file] = register_mcp_json(mcp_file, entry)
     _report(changes, "already installed, nothing changed")
+    if codex:
+        _trust_codex_hooks(hooks_file, project)
+
+
+def _trust_codex_hooks(hooks_file: Path, project: Path | None) -> None:
+    """Codex runs a hook only once the user trusted it, silently skipping it
+    until then: trust ours through Codex itself, or say what to do."""
+    from sessions_graph.hooks.codex_trust import MANUAL_STEP, CodexTrustError, trust_our_hooks
+
+    cwd = project.resolve() if project is not None else Path.home()
+    try:
+        trusted = trust_our_hooks(hooks_file, cwd)
+    except CodexTrustError as exc:
+        typer.echo(
+            f"Codex runs hooks only once you trust them, and ours could not be trusted"
+            f" for you ({exc}): {MANUAL_STEP}",
+            err=True,
+        )
+        return
+    if trusted:
+        typer.echo(
+            f"Codex: trusted our {len(trusted)} hooks in {hooks_file} (Codex runs a hook"
+            " only once trusted, and asks again if it changes)"
+        )
 
 
 def _mcp_installed() -> bool:
@@ -147,4 +179,39 @@ def uninstall(project: Path = _PROJECT, user: bool = _USER, codex: bool = _CODEX
         hooks_file: uninstall_hooks(hooks_file),
         mcp_file: unregister_codex_mcp(mcp_file) if codex else unregister_mcp_json(mcp_file),
     }
+    if codex:
+        changes[mcp_file] += unset_codex_startup_grace(mcp_file)
     _report(changes, "nothing of sessions-graph installed, nothing changed")
+
+
+def codex_hooks_status() -> str | None:
+    """One line on our Codex hooks at user scope, for ``status``: None when
+    none is installed (Codex is not asked, so no cost for others)."""
+    from sessions_graph.hooks.codex_trust import MANUAL_STEP, CodexTrustError, our_hooks
+    from sessions_graph.hooks.install import is_ours
+
+    hooks_file, _ = _targets(None, False, True)
+    try:
+        groups = json.loads(hooks_file.read_text(encoding="utf-8")).get("hooks", {})
+        installed = any(
+            is_ours(h.get("command"))
+            for gs in groups.values()
+            for g in gs
+            for h in g.get("hooks", [])
+        )
+    except (OSError, ValueError, AttributeError, TypeError):
+        return None
+    if not installed:
+        return None
+    try:
+        hooks = our_hooks(hooks_file, Path.home())
+    except CodexTrustError as exc:
+        return f"installed in {hooks_file}; their trust could not be read ({exc})"
+    untrusted = [h for h in hooks if h.trust not in ("trusted", "managed")]
+    if not untrusted:
+        return f"installed in {hooks_file} and trusted"
+    events = ", ".join(sorted(h.event for h in untrusted))
+    return (
+        f"installed in {hooks_file} but NOT trusted ({events}): Codex skips them."
+        f" Run `sessions-graph install-hooks --codex`, or {MANUAL_STEP}"
+    )

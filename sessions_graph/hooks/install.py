@@ -258,13 +258,20 @@ _CODEX_SUBTABLE = re.compile(
 )
 
 
-def register_codex_mcp(config_file: Path, command: str, args: list[str]) -> list[str]:
-    """Add ``[mcp_servers.sessions-graph]`` with ``command`` / ``args`` to a Codex
+def register_codex_mcp(
+    config_file: Path, command: str, args: list[str], env_vars: list[str] | None = None
+) -> list[str]:
+    """Add ``[mcp_servers.sessions-graph]`` with ``command`` / ``args`` (and
+    ``env_vars``, the variables Codex passes through: it starts MCP servers
+    with a filtered environment, so without them the server would not see the
+    settings the hooks see, ``SESSIONS_GRAPH_DB`` and the rest) to a Codex
     ``config.toml``; a table of ours in the plain shape is rewritten, one the
     user customised (an env, other keys) is kept."""
     text = _read_text(config_file)
     current = _parse_toml(config_file, text).get("mcp_servers", {}).get(MCP_SERVER_NAME)
-    wanted = {"command": command, "args": args}
+    wanted: dict[str, Any] = {"command": command, "args": args}
+    if env_vars:
+        wanted["env_vars"] = env_vars
     if current == wanted:
         return []
     if current is not None and not (_is_our_server(current) and set(current) <= set(wanted)):
@@ -274,6 +281,8 @@ def register_codex_mcp(config_file: Path, command: str, args: list[str]) -> list
         f"command = {_toml_string(command)}\n"
         f"args = [{', '.join(_toml_string(a) for a in args)}]\n"
     )
+    if env_vars:
+        block += "env_vars = [\n" + "".join(f"  {_toml_string(v)},\n" for v in env_vars) + "]\n"
     if current is None:
         if text and not text.endswith("\n"):
             text += "\n"
@@ -332,6 +341,58 @@ def _replace_codex_table(config_file: Path, text: str, block: str) -> str:
     if block == "" and head.endswith("\n\n"):
         head = head[:-1]
     return head + block + "".join(lines[end:])
+
+
+#: Codex builds the model's ``tool_search`` index when a turn starts, waiting
+#: for optional MCP servers only briefly (measured on 0.171: a server ready in
+#: 0.6 s is found, one taking 1 s is not); ours starts in 1-3 s (the MCP SDK's
+#: imports), so its tools were missing from the search. A grace of a few
+#: seconds makes Codex wait for it; a server that fails still fails fast, and
+#: one slower than this is left out as before (``required = true`` would also
+#: wait, but stops Codex from starting at all when the server cannot start).
+CODEX_STARTUP_GRACE_MS = 5000
+_CODEX_GRACE_KEY = "mcp_optional_startup_grace_ms"
+_CODEX_GRACE_LINES = (
+    "# sessions-graph: wait for its MCP server before the first turn, so that"
+    " tool_search finds its tools\n"
+    f"{_CODEX_GRACE_KEY} = {CODEX_STARTUP_GRACE_MS}\n"
+)
+
+
+def set_codex_startup_grace(config_file: Path) -> list[str]:
+    """Set ``mcp_optional_startup_grace_ms`` at the top of a Codex
+    ``config.toml``, unless the user already set it (their value is kept)."""
+    text = _read_text(config_file)
+    before = _parse_toml(config_file, text)
+    if _CODEX_GRACE_KEY in before:
+        return []
+    new_text = _CODEX_GRACE_LINES + text  # top-level keys precede every table
+    if _parse_toml(config_file, new_text) != {**before, _CODEX_GRACE_KEY: CODEX_STARTUP_GRACE_MS}:
+        raise ConfigError(f"{config_file}: cannot add {_CODEX_GRACE_KEY} safely; add it by hand")
+    _write_text(config_file, new_text)
+    return [f"{_CODEX_GRACE_KEY}: set to {CODEX_STARTUP_GRACE_MS} (waits for our MCP server)"]
+
+
+def unset_codex_startup_grace(config_file: Path) -> list[str]:
+    """Remove the grace ``set_codex_startup_grace`` wrote (its two lines as
+    written); a value the user set or changed stays."""
+    if not config_file.exists():
+        return []
+    text = _read_text(config_file)
+    if _CODEX_GRACE_LINES not in text:
+        return []
+    before = _parse_toml(config_file, text)
+    new_text = text.replace(_CODEX_GRACE_LINES, "", 1)
+    expected = {k: v for k, v in before.items() if k != _CODEX_GRACE_KEY}
+    if _parse_toml(config_file, new_text) != expected:
+        raise ConfigError(
+            f"{config_file}: cannot remove {_CODEX_GRACE_KEY} safely; remove it by hand"
+        )
+    if new_text.strip():
+        _write_text(config_file, new_text)
+    else:
+        _write_or_remove(config_file, {})
+    return [f"{_CODEX_GRACE_KEY}: removed"]
 
 
 def _toml_string(value: str) -> str:
