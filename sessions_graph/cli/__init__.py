@@ -16,7 +16,7 @@ from typing import Any
 
 import typer
 
-from sessions_graph.errors import SessionsGraphError
+from sessions_graph.errors import SessionsGraphError, quiet_driver_logs
 
 app = typer.Typer(
     name="sessions-graph",
@@ -186,6 +186,7 @@ _register_commands()
 
 def run() -> None:
     """Run the CLI; errors become one line on stderr and a non-zero exit."""
+    quiet_driver_logs()  # typer loads ``logging`` anyway
     try:
         # Not standalone: typer would print a usage error as a boxed panel of
         # five or six lines; it is raised here instead, and made one line.

@@ -99,6 +99,7 @@ def recall_text(args: argparse.Namespace, db: str | None) -> str:
     from sessions_graph.recall.core import recall
     from sessions_graph.recall.render import render
     from sessions_graph.recall.request import check_request
+    from sessions_graph.errors import quiet_driver_logs
     from sessions_graph.settings import load_settings
 
     settings = load_settings(db=args.db or db)
@@ -122,6 +123,8 @@ def recall_text(args: argparse.Namespace, db: str | None) -> str:
             return note
         sys.stderr.write(note + "\n")
     else:
+        if settings.engine_name != "embedded":
+            quiet_driver_logs()
         with SessionsGraph(settings=settings) as graph:
             result = recall(graph.engine, user_id, args.query, **options)
     if args.json:
