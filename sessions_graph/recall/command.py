@@ -95,11 +95,11 @@ def recall_text(args: argparse.Namespace, db: str | None) -> str:
     to every call; the output is the same (``RecallResult.render`` and
     ``to_json`` are these functions over the same records).
     """
+    from sessions_graph.errors import quiet_driver_logs
     from sessions_graph.graph import SessionsGraph
     from sessions_graph.recall.core import recall
     from sessions_graph.recall.render import render
     from sessions_graph.recall.request import check_request
-    from sessions_graph.errors import quiet_driver_logs
     from sessions_graph.settings import load_settings
 
     settings = load_settings(db=args.db or db)
