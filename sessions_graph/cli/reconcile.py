@@ -68,16 +68,20 @@ def _llm_or_exit(graph: SessionsGraph) -> Any:
 
 
 def _uses_llm(graph: SessionsGraph, extractor: str | None) -> bool:
-    """Whether this run extracts with the LLM (the option, else the setting)."""
+    """Whether this run extracts with the LLM (the option, else the setting);
+    when ``auto`` falls back to the local extractor although an LLM is
+    configured, one line on stderr says why."""
     from sessions_graph.errors import ConfigError
-    from sessions_graph.reconcile import pipeline
+    from sessions_graph.reconcile import llm, pipeline
 
     try:
-        choice = pipeline.choose_extractor(
-            graph.settings, pipeline.RunOptions(extractor=extractor)
-        )
+        choice = pipeline.choose_extractor(graph.settings, pipeline.RunOptions(extractor=extractor))
     except ConfigError as exc:
         raise fail(str(exc), 2) from None
+    if choice == "local" and (extractor or graph.settings.extractor) == "auto":
+        note = llm.fallback_note(graph.settings)
+        if note:
+            typer.echo(note, err=True)
     return choice == "llm"
 
 
@@ -122,9 +126,7 @@ def _sweep(
         echo: Callable[[ReconciliationSummary], None] | None = (
             None if as_json else lambda s: typer.echo(_line(s)) if own(s) else None
         )
-        return _run(
-            graph.reconcile_pending(llm_model_func=llm_func, on_result=echo, **options)
-        )
+        return _run(graph.reconcile_pending(llm_model_func=llm_func, on_result=echo, **options))
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     with Progress(
@@ -199,9 +201,7 @@ def reconcile(
             owned_session(graph, session, graph.settings.user_id)
         llm_func = _llm_or_exit(graph) if _uses_llm(graph, extractor) else None
         if session:
-            summary = _run(
-                graph.reconcile_session(session, llm_model_func=llm_func, **options)
-            )
+            summary = _run(graph.reconcile_session(session, llm_model_func=llm_func, **options))
             summaries = [summary]
             if as_json:
                 emit_json(summary.model_dump())
@@ -322,11 +322,14 @@ def demo(
             # only send the reader looking for it.
             where = str(path) if db else "a temporary database (keep one with --db PATH)"
             typer.echo(f"recorded session {data['session_id']} in {where}")
+            note = llm.fallback_note(graph.settings)
             try:
-                llm_func = llm.resolve(graph.settings)
+                llm_func = None if note else llm.resolve(graph.settings)
             except ReconciliationNotConfiguredError:
                 llm_func = None  # the local extractor: no key, no network
                 typer.echo("no LLM configured: reconciling with the local extractor")
+            if note:  # a key set, the reconcile extra not installed
+                typer.echo(note, err=True)
             summary = graph.reconcile_session_sync(data["session_id"], llm_model_func=llm_func)
             typer.echo(_line(summary))
             found = graph.session_entities(data["session_id"])
@@ -337,8 +340,7 @@ def demo(
                 name = max(files, key=lambda e: e.mentions).name
                 mentioning = graph.entity_sessions(name, user_id=data["user_id"])
                 typer.echo(
-                    f"sessions mentioning {name!r}: "
-                    + ", ".join(s.session_id for s in mentioning)
+                    f"sessions mentioning {name!r}: " + ", ".join(s.session_id for s in mentioning)
                 )
             query = data["search"]
             typer.echo(f"memory search {query!r}:")
