@@ -70,15 +70,22 @@ def spool_payload(
     kept = {k: v for k, v in payload.items() if k not in bulky}
     name = f"{time.time_ns():020d}-{os.getpid():08d}-{_counter:04d}.json"
     tmp = directory / f".{name}.tmp"
-    with os.fdopen(open_private(tmp, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as fh:
-        # ASCII escapes: a lone surrogate in the payload cannot be written as UTF-8.
-        record: dict[str, Any] = {"user_id": user_id, "payload": kept}
-        if reason is not None:
-            record["reason"] = reason
-        json.dump(record, fh)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, directory / name)
+    try:
+        with os.fdopen(open_private(tmp, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as fh:
+            # ASCII escapes: a lone surrogate in the payload cannot be written as UTF-8.
+            record: dict[str, Any] = {"user_id": user_id, "payload": kept}
+            if reason is not None:
+                record["reason"] = reason
+            json.dump(record, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, directory / name)
+    except BaseException:
+        # A full disk: the event is lost either way, but not the space of
+        # one more temp file per hook.
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
     return directory / name
 
 
@@ -246,3 +253,19 @@ def _release_claims(settings: Settings) -> None:
                 original = entry.name.split(_CLAIM, 1)[0]
                 with contextlib.suppress(FileNotFoundError):
                     os.rename(entry.path, directory / original)
+            elif entry.name.endswith(".json.tmp") and _stale(entry):
+                # Left by a write that failed (a full disk, before writers
+                # removed their own); one being written is seconds old at most.
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+
+
+#: Age past which a spool temp file is abandoned, not being written.
+_STALE_TMP_SECONDS = 600
+
+
+def _stale(entry: os.DirEntry[str]) -> bool:
+    try:
+        return time.time() - entry.stat().st_mtime > _STALE_TMP_SECONDS
+    except OSError:
+        return False
