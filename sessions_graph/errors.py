@@ -38,3 +38,15 @@ class ConfigError(SessionsGraphError):
 
 class ReconciliationNotConfiguredError(ConfigError):
     """Reconciliation needs an LLM and none is configured."""
+
+
+def quiet_driver_logs() -> None:
+    """Keep the Bolt driver's log records off stderr, where every error is one
+    line. Its logger has no handler of its own, so ``logging``'s last-resort
+    handler would print each failed routing attempt ("Unable to retrieve
+    routing information", six of them before our own line); the error they
+    end in reaches the user once, as ours. Called before a command opens
+    Memgraph, never on the embedded path (which does not load ``logging``)."""
+    import logging
+
+    logging.getLogger("neo4j").addHandler(logging.NullHandler())

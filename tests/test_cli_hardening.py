@@ -228,3 +228,24 @@ def test_reconcile_without_an_llm_still_replays_the_spool(tmp_path: Path) -> Non
     assert not list((tmp_path / "state" / "sessions-graph" / "spool").glob("*.json"))
     with SessionsGraph(db=str(tmp_path / "cli.db")) as graph:
         assert [a.text for a in graph.get_actions("s-1")] == ["typed offline"]
+
+
+def _closed_port() -> int:
+    """A local port nothing listens on (bound, then released)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    "args", [("status",), ("recall", "the parser"), ("memory", "list")], ids=str
+)
+def test_a_memgraph_routing_url_that_reaches_nothing_is_one_line(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    url = f"neo4j://127.0.0.1:{_closed_port()}"
+    result = run(env_for(tmp_path, MEMGRAPH_URL=url), *args)
+    line = one_error_line(result)  # the driver's own log lines never reach the screen
+    assert f"cannot reach Memgraph at {url}" in line

@@ -376,11 +376,54 @@ def test_a_line_longer_than_the_head_window_is_stepped_over(
     """Finding a file's session reads bounded pieces: an over-long first line
     (a huge tool result) is skipped, and the lines after it still count."""
     path = home / "rollout-2026-11-29T10-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl"
-    meta = {"type": "session_meta", "timestamp": "2026-11-29T10:00:00Z",
-            "payload": {"id": "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "cwd": "/src/orion"}}
+    meta = {
+        "type": "session_meta",
+        "timestamp": "2026-11-29T10:00:00Z",
+        "payload": {"id": "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "cwd": "/src/orion"},
+    }
     long_line = json.dumps({"type": "event_msg", "payload": {"text": "x" * 5000}})
     path.write_text(long_line + "\n" + json.dumps(meta) + "\n", encoding="utf-8")
     monkeypatch.setattr(history, "HEAD_LINE_BYTES", 1000)
     head = history.read_head(path)
     assert head.session_id == "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
     assert head.cwd == "/src/orion"
+
+
+# -- a last line without its newline --------------------------------------------------
+def test_a_complete_last_line_without_a_newline_is_imported(home: Path, tmp_path: Path) -> None:
+    t, _ = claude_session(home, turns=1)
+    t.path.write_bytes(t.path.read_bytes().rstrip(b"\n"))  # an editor's save, a copy
+    for _ in range(2):  # and importing again neither loses nor doubles it
+        assert run_import(str(t.path)).returncode == 0
+        with SessionsGraph(db=str(tmp_path / "store.db")) as graph:
+            assert [a.text for a in graph.get_actions(CLAUDE_SID)][-1] == (
+                "Step 0 needs the cache warmed first."
+            )
+            assert len(graph.get_actions(CLAUDE_SID)) == 4
+    # The runtime goes on writing: its next entry starts with the newline.
+    entry = t._entry("user", "and step 1?")
+    with open(t.path, "a", encoding="utf-8") as fh:
+        fh.write("\n" + json.dumps(entry) + "\n")
+    assert run_import(str(t.path)).returncode == 0
+    with SessionsGraph(db=str(tmp_path / "store.db")) as graph:
+        assert [a.text for a in graph.get_actions(CLAUDE_SID)][-2:] == [
+            "Step 0 needs the cache warmed first.",
+            "and step 1?",
+        ]
+        assert len(graph.get_actions(CLAUDE_SID)) == 5
+
+
+def test_a_last_line_still_being_written_waits_for_its_end(home: Path, tmp_path: Path) -> None:
+    t, _ = claude_session(home, turns=1)
+    whole = t.path.read_bytes()
+    t.path.write_bytes(whole[: len(whole) - 20])  # the last entry is half written
+    hook(claude_payload("Stop", CLAUDE_SID, t.path))
+    with SessionsGraph(db=str(tmp_path / "store.db")) as graph:
+        assert len(graph.get_actions(CLAUDE_SID)) == 3
+    t.path.write_bytes(whole)
+    hook(claude_payload("Stop", CLAUDE_SID, t.path))
+    with SessionsGraph(db=str(tmp_path / "store.db")) as graph:
+        assert [a.text for a in graph.get_actions(CLAUDE_SID)][-1] == (
+            "Step 0 needs the cache warmed first."
+        )
+        assert len(graph.get_actions(CLAUDE_SID)) == 4

@@ -402,3 +402,34 @@ def test_a_state_dir_that_is_a_file_still_records_the_event(
     assert (result.returncode, result.stdout) == (0, "")
     assert result.stderr.count("\n") <= 1
     assert graph.get_session("s-nostate") is not None
+
+
+# -- a full disk leaves no temp files in the spool -----------------------------------------
+def test_a_full_disk_leaves_no_temp_files_in_the_spool(tmp_path: Path, db: Path) -> None:
+    import resource
+
+    spool = load_settings().spool_dir
+    spool.mkdir(parents=True)
+    # One left by an older version on a full disk, long ago.
+    stale = spool / ".01700000000000000000-00000001-0001.json.tmp"
+    stale.write_bytes(b"")
+    os.utime(stale, (time.time() - 3600, time.time() - 3600))
+    (tmp_path / "file").write_text("")
+    down = {**os.environ, "SESSIONS_GRAPH_DB": str(tmp_path / "file" / "store.db")}
+    event = json.dumps({"session_id": "s-1", "hook_event_name": "Stop", "cwd": "/x"})
+
+    def disk_full() -> None:  # no file may grow: as good as a full disk for a write
+        resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+
+    for _ in range(3):
+        result = subprocess.run(
+            HOOK, input=event, capture_output=True, text=True, env=down, preexec_fn=disk_full
+        )
+        assert result.returncode == 0 and result.stdout == ""
+        assert result.stderr.count("\n") <= 1
+    assert sorted(p.name for p in spool.iterdir() if p.name.endswith(".tmp")) == [stale.name]
+    # The disk has room again: the next replay (here the cron's reconcile run)
+    # clears what is stale.
+    swept = subprocess.run([*CLI, "reconcile", "--pending"], capture_output=True, text=True)
+    assert swept.returncode == 0, swept.stderr
+    assert [p.name for p in spool.iterdir() if p.name.endswith(".tmp")] == []

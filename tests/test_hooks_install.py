@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from sessions_graph.hooks.install import (
     CLAUDE_EVENTS,
@@ -21,6 +25,11 @@ from sessions_graph.hooks.install import (
 )
 
 SCRIPT = str(Path(sys.executable).parent / "sessions-graph")
+
+
+def on_path() -> dict[str, str]:
+    """The environment of a user who has sessions-graph on PATH."""
+    return {**os.environ, "PATH": f"{Path(SCRIPT).parent}{os.pathsep}{os.environ['PATH']}"}
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -54,9 +63,8 @@ def test_install_project_keeps_other_keys_and_is_idempotent(tmp_path: Path) -> N
     assert stop_commands[0] == "say done" and is_ours(stop_commands[1])
     for event in CLAUDE_EVENTS:
         ours = [h for g in data["hooks"][event] for h in g["hooks"] if is_ours(h["command"])]
-        assert len(ours) == 1
-        # Absolute path: hook processes may not have the venv on PATH.
-        assert ours[0]["command"].startswith("/")
+        # By name: the project's files are committed, and run on teammates' machines.
+        assert [h["command"] for h in ours] == ["sessions-graph hook"]
     assert data["hooks"]["PostToolUse"][-1]["matcher"] == "*"
 
     before = settings.read_bytes()
@@ -106,6 +114,8 @@ def test_is_ours() -> None:
     assert is_ours("'/a b/python' -m sessions_graph hook")
     assert not is_ours("sessions-graph reconcile")
     assert not is_ours("./guard.sh")
+    assert not is_ours("cd ~/src/sessions-graph && ./notify.sh hook")
+    assert is_ours("SESSIONS_GRAPH_USER_ID=alice nice /opt/bin/sessions-graph hook")
     assert not is_ours(None)
 
 
@@ -291,7 +301,7 @@ def test_without_the_mcp_extra_only_the_hooks_are_installed(tmp_path: Path) -> N
         " from sessions_graph.__main__ import main; main()"
     )
     result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=on_path()
     )
     assert result.returncode == 0, result.stderr
     assert result.stderr.count("\n") == 1
@@ -322,3 +332,171 @@ def test_an_older_plain_registration_of_ours_is_updated(tmp_path: Path) -> None:
         "mcp_servers": {MCP_SERVER_NAME: {"command": "/new/bin/sessions-graph", "args": ["mcp"]}},
         "other": {"k": 1},
     }
+
+
+# -- only what is ours, all or nothing ---------------------------------------------------
+def _user_settings(home: Path, hooks: dict[str, list[str]], **other: object) -> Path:
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    groups = {
+        event: [{"hooks": [{"type": "command", "command": c} for c in commands]}]
+        for event, commands in hooks.items()
+    }
+    settings.write_text(json.dumps({**other, "hooks": groups}, indent=4))
+    return settings
+
+
+def _commands(settings: Path, event: str) -> list[str]:
+    hooks = json.loads(settings.read_text())["hooks"]
+    return [h["command"] for g in hooks.get(event, []) for h in g["hooks"]]
+
+
+def test_a_command_that_only_mentions_sessions_graph_is_the_users(
+    tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("HOME", str(tmp_path))
+    notify = "cd ~/src/sessions-graph && ./notify.sh hook"
+    make = "cd ~/src/sessions-graph && make hook"
+    settings = _user_settings(tmp_path, {"Stop": [make], "SessionEnd": [notify]})
+    before = settings.read_bytes()
+    # Nothing of ours is there: uninstall leaves the file (the user's whole file) alone.
+    removed = _cli("uninstall-hooks", "--user")
+    assert removed.returncode == 0 and "nothing changed" in removed.stdout
+    assert settings.read_bytes() == before
+    installed = _cli("install-hooks", "--no-mcp")
+    assert installed.returncode == 0, installed.stderr
+    assert _commands(settings, "Stop") == [make, f"{SCRIPT} hook"]
+    assert _commands(settings, "SessionEnd") == [notify, f"{SCRIPT} hook"]
+    assert _cli("uninstall-hooks").returncode == 0
+    assert _commands(settings, "Stop") == [make]
+    assert _commands(settings, "SessionEnd") == [notify]
+
+
+def test_values_install_did_not_add_are_written_back_as_they_were(
+    tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("HOME", str(tmp_path))
+    claude_json = tmp_path / ".claude.json"
+    # A lone surrogate escape (a cut emoji in a stored prompt) and a number
+    # beyond a double, as Claude Code's state file may hold them.
+    claude_json.write_text('{"lastPrompt": "fix \\ud83d", "cost": 1e400, "ratio": 0.10}')
+    result = _cli("install-hooks")
+    assert result.returncode == 0, result.stderr
+    text = claude_json.read_text()
+    assert '"fix \\ud83d"' in text and '"cost": 1e400' in text and '"ratio": 0.10' in text
+    assert "Infinity" not in text
+    node = shutil.which("node")
+    data = json.loads(text)
+    assert data["lastPrompt"] == "fix \ud83d" and MCP_SERVER_NAME in data["mcpServers"]
+    if node:  # the reader that matters: Claude Code parses it with Node
+        parsed = subprocess.run(
+            [
+                node,
+                "-e",
+                "JSON.parse(require('fs').readFileSync(process.argv[1]))",
+                str(claude_json),
+            ],
+            capture_output=True,
+        )
+        assert parsed.returncode == 0, parsed.stderr
+    assert "Stop" in json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]
+    assert _cli("uninstall-hooks").returncode == 0
+    after = claude_json.read_text()
+    assert '"fix \\ud83d"' in after and '"cost": 1e400' in after and "mcpServers" not in after
+
+
+@pytest.mark.parametrize("value", ['"none"', "3", '["a"]'])
+def test_a_codex_mcp_servers_that_is_not_a_table_is_one_line_and_changes_nothing(
+    tmp_path: Path, monkeypatch, value: str
+) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("HOME", str(tmp_path))
+    config = tmp_path / ".codex" / "config.toml"
+    config.parent.mkdir()
+    config.write_text(f'model = "o3"\nmcp_servers = {value}\n')
+    for command in ("install-hooks", "uninstall-hooks"):
+        result = _cli(command, "--codex")
+        assert result.returncode == 1 and result.stdout == ""
+        assert result.stderr.count("\n") == 1
+        assert "'mcp_servers' is not a table" in result.stderr
+    assert sorted(p.name for p in config.parent.iterdir()) == ["config.toml"]  # no hooks.json
+
+
+def test_install_is_all_or_nothing_when_a_file_cannot_be_written(
+    tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    import resource
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    settings = _user_settings(tmp_path, {"Stop": ["say done"]}, model="opus")
+    before = settings.read_bytes()
+    claude_json = tmp_path / ".claude.json"
+    # A long-used state file; the disk takes no file that size any more.
+    claude_json.write_text(
+        json.dumps({"projects": {f"/p/{n}": {"x": "y" * 50} for n in range(2000)}})
+    )
+    state = claude_json.read_bytes()
+    limit = len(state) // 2
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    result = subprocess.run(
+        [SCRIPT, "install-hooks"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=small_files,
+    )
+    assert result.returncode == 1 and result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith(f"error: cannot write {claude_json}")
+    assert settings.read_bytes() == before  # the hooks went back out
+    assert claude_json.read_bytes() == state
+    assert sorted(p.name for p in settings.parent.iterdir()) == ["settings.json"]
+
+
+# -- a project's files are shared --------------------------------------------------------
+def test_a_project_install_works_for_a_teammate_and_uninstall_leaves_nothing(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "README").write_text("hi\n")
+    installed = subprocess.run(
+        [SCRIPT, "install-hooks", "--project", str(project)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=on_path(),
+    )
+    assert installed.returncode == 0 and installed.stderr == "", installed.stderr
+    files = [project / ".mcp.json", project / ".claude" / "settings.json"]
+    for path in files:  # no path of this machine in a file the project commits
+        assert str(Path(SCRIPT).parent) not in path.read_text()
+    server = json.loads(files[0].read_text())["mcpServers"][MCP_SERVER_NAME]
+    assert (server["command"], server["args"]) == ("sessions-graph", ["mcp"])
+    # A teammate with sessions-graph on PATH (here: another HOME, the same
+    # install) runs the hook command as Claude Code does, through a shell.
+    (command,) = _commands(files[1], "SessionStart")
+    teammate = {**on_path(), "HOME": str(tmp_path / "teammate")}
+    teammate["SESSIONS_GRAPH_DB"] = str(tmp_path / "teammate.db")
+    payload = json.dumps({"session_id": "s-1", "hook_event_name": "SessionStart", "cwd": "/x"})
+    ran = subprocess.run(
+        ["sh", "-c", command], input=payload, capture_output=True, text=True, env=teammate
+    )
+    assert (ran.returncode, ran.stderr) == (0, "")
+    assert (tmp_path / "teammate.db").exists()
+    # Without it on PATH, install says so, in one line.
+    bare = {**os.environ, "PATH": "/usr/bin:/bin"}
+    again = subprocess.run(
+        [SCRIPT, "install-hooks", "--project", str(project)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=bare,
+    )
+    assert again.returncode == 0 and again.stderr.count("\n") == 1
+    assert "sessions-graph is not on this PATH" in again.stderr
+
+    removed = _cli("uninstall-hooks", "--project", str(project))
+    assert removed.returncode == 0, removed.stderr
+    assert sorted(p.name for p in project.iterdir()) == ["README"]

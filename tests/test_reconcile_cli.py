@@ -319,3 +319,38 @@ def test_two_processes_send_a_shared_chunk_once(tmp_path: Path) -> None:
         for sid in ("s-a", "s-b"):
             assert graph.get_session(sid).reconciliation_status == "reconciled"  # type: ignore[union-attr]
             assert {"Orion", "Memgraph", "Traefik"} <= {e.name for e in graph.session_entities(sid)}
+
+
+def test_a_key_without_the_reconcile_extra_falls_back_to_local_and_says_so_once(
+    tmp_path: Path,
+) -> None:
+    """The README's cron line on a plain install with ``ANTHROPIC_API_KEY`` set:
+    the LLM packages fail to import (first on the path, as when not installed)."""
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    for name in ("anthropic", "openai", "lightrag"):
+        (blocked / f"{name}.py").write_text("raise ImportError('not installed')\n")
+    with open_db(tmp_path) as graph:
+        seed(graph, 2, 1)
+    env = cli_env(tmp_path, ANTHROPIC_API_KEY="sk-ant-test-key")
+    env["PYTHONPATH"] = f"{blocked}{os.pathsep}{env['PYTHONPATH']}"
+
+    swept = run(env, "reconcile", "--pending")
+    asked = run(env, "reconcile", "--pending", "--extractor", "llm")
+    demo = run(env, "demo")
+
+    assert swept.returncode == 0, swept.stderr
+    assert swept.stdout.count("extractor=local") == 2 and "llm_calls=0" in swept.stdout
+    notes = swept.stderr.splitlines()
+    assert len(notes) == 1 and "the anthropic package is missing" in notes[0]
+    assert "local extractor" in notes[0] and "sessions-graph[reconcile]" in notes[0]
+    assert "sk-ant" not in swept.stderr + swept.stdout
+    with open_db(tmp_path) as graph:
+        assert {graph.get_session(f"s-{n}").reconciliation_status for n in range(2)} == {  # type: ignore[union-attr]
+            "reconciled"
+        }
+    # Asking for the LLM by name still fails, in one line, saying what to install.
+    assert asked.returncode == 1 and asked.stderr.count("\n") == 1
+    assert "the anthropic package is missing" in asked.stderr
+    assert demo.returncode == 0, demo.stderr
+    assert "extractor=local" in demo.stdout and demo.stderr.count("\n") == 1

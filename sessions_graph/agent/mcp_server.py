@@ -19,11 +19,11 @@ import json
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
+from sessions_graph.clock import parse_timestamp
 from sessions_graph.errors import MemoryValidationError, SessionsGraphError
 
 try:
@@ -62,9 +62,7 @@ class MemoryServer:
     """The tools, bound to one user and a graph opened on first use (so that
     the server starts, and says why, even while the store is down)."""
 
-    def __init__(
-        self, open_graph: Callable[[], SessionsGraph], user_id: str | None = None
-    ) -> None:
+    def __init__(self, open_graph: Callable[[], SessionsGraph], user_id: str | None = None) -> None:
         self._open_graph = open_graph
         self._graph: SessionsGraph | None = None
         self._user_id = user_id
@@ -321,16 +319,13 @@ def _moment(value: str | None, name: str) -> str | None:
     compares with stored ones as text."""
     if value is None:
         return None
-    try:
-        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
+    moment = parse_timestamp(value)
+    if moment is None:
         raise MemoryValidationError(
-            f"{name} must be an ISO 8601 date or time (2026-11-30 or 2026-11-30T14:00:00Z),"
-            f" not {value!r}"
-        ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).isoformat(timespec="microseconds")
+            f"{name} must be an ISO 8601 date or time (2026-11-30 or 2026-11-30T14:00:00Z)"
+            f" within years 1-9999 UTC, not {value[:60]!r}"
+        )
+    return moment
 
 
 def _memory(memory: Any) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from typing import Any
 import typer
 
 from sessions_graph.cli.common import cli_settings, emit_json, missing_store, open_graph, options
-from sessions_graph.errors import SessionsGraphError
+from sessions_graph.errors import SessionsGraphError, quiet_driver_logs
 
 app = typer.Typer(
     name="sessions-graph",
@@ -109,6 +109,7 @@ _register_commands()
 
 def run() -> None:
     """Run the CLI; errors become one line on stderr and a non-zero exit."""
+    quiet_driver_logs()  # typer loads ``logging`` anyway
     try:
         # Not standalone: typer would print a usage error as a boxed panel of
         # five or six lines; it is raised here instead, and made one line.

@@ -9,8 +9,10 @@ hook budget); the command registered here exists so that it shows in
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 from pathlib import Path
 
 import typer
@@ -19,17 +21,17 @@ from sessions_graph.cli.common import fail
 from sessions_graph.hooks.install import (
     CLAUDE_EVENTS,
     CODEX_EVENTS,
-    check_readable,
+    PORTABLE_EXECUTABLE,
+    Edit,
+    apply_edits,
     hook_command,
-    install_hooks,
     mcp_server_entry,
-    register_codex_mcp,
-    register_mcp_json,
-    set_codex_startup_grace,
-    uninstall_hooks,
-    unregister_codex_mcp,
-    unregister_mcp_json,
-    unset_codex_startup_grace,
+    plan_install_hooks,
+    plan_register_codex_mcp,
+    plan_register_mcp_json,
+    plan_uninstall_hooks,
+    plan_unregister_codex_mcp,
+    plan_unregister_mcp_json,
 )
 
 
@@ -92,15 +94,15 @@ def _targets(project: Path | None, user: bool, codex: bool) -> tuple[Path, Path]
     return Path.home() / ".claude" / "settings.json", Path.home() / ".claude.json"
 
 
-def _report(changes: dict[Path, list[str]], nothing: str) -> None:
-    if not any(changes.values()):
-        files = ", ".join(str(p) for p in changes)
+def _report(edits: list[Edit], nothing: str) -> None:
+    if not any(edit.changes for edit in edits):
+        files = ", ".join(str(edit.path) for edit in edits)
         typer.echo(f"{files}: {nothing}")
         return
-    for path, lines in changes.items():
-        if lines:
-            typer.echo(f"{path}:")
-            for line in lines:
+    for edit in edits:
+        if edit.changes:
+            typer.echo(f"{edit.path}:")
+            for line in edit.changes:
                 typer.echo(f"  {line}")
 
 
@@ -119,22 +121,37 @@ def install(
             err=True,
         )
         no_mcp = True
-    for path in (hooks_file,) if no_mcp else (hooks_file, mcp_file):
-        check_readable(path)
+    # A project's files are committed: they run sessions-graph by name.
+    portable = project is not None
     events = CODEX_EVENTS if codex else CLAUDE_EVENTS
-    changes = {hooks_file: install_hooks(hooks_file, events, hook_command())}
+    # Every file's new content is worked out before any is written, and they
+    # are written together: install is all or nothing.
+    edits = [plan_install_hooks(hooks_file, events, hook_command(portable))]
     if not no_mcp:
-        entry = mcp_server_entry()
+        entry = mcp_server_entry(portable)
         if codex:
             from sessions_graph.settings import environment_names
 
-            changes[mcp_file] = register_codex_mcp(
-                mcp_file, entry["command"], entry["args"], environment_names(llm_keys=False)
+            edits.append(
+                plan_register_codex_mcp(
+                    mcp_file,
+                    entry["command"],
+                    entry["args"],
+                    environment_names(llm_keys=False),
+                    startup_grace=True,
+                )
             )
-            changes[mcp_file] += set_codex_startup_grace(mcp_file)
         else:
-            changes[mcp_file] = register_mcp_json(mcp_file, entry)
-    _report(changes, "already installed, nothing changed")
+            edits.append(plan_register_mcp_json(mcp_file, entry))
+    apply_edits(edits)
+    _report(edits, "already installed, nothing changed")
+    if portable and shutil.which(PORTABLE_EXECUTABLE) is None:
+        typer.echo(
+            f"note: {PORTABLE_EXECUTABLE} is not on this PATH; the project's files run it by"
+            " name (this machine's path would not work for a teammate): put it on PATH,"
+            " e.g. pipx install sessions-graph",
+            err=True,
+        )
     if codex:
         _trust_codex_hooks(hooks_file, project)
 
@@ -173,15 +190,19 @@ def _mcp_installed() -> bool:
 def uninstall(project: Path = _PROJECT, user: bool = _USER, codex: bool = _CODEX) -> None:
     """Remove what install-hooks added: our hook commands and our MCP server."""
     hooks_file, mcp_file = _targets(project, user, codex)
-    for path in (hooks_file, mcp_file):
-        check_readable(path)
-    changes = {
-        hooks_file: uninstall_hooks(hooks_file),
-        mcp_file: unregister_codex_mcp(mcp_file) if codex else unregister_mcp_json(mcp_file),
-    }
-    if codex:
-        changes[mcp_file] += unset_codex_startup_grace(mcp_file)
-    _report(changes, "nothing of sessions-graph installed, nothing changed")
+    edits = [
+        plan_uninstall_hooks(hooks_file),
+        plan_unregister_codex_mcp(mcp_file) if codex else plan_unregister_mcp_json(mcp_file),
+    ]
+    apply_edits(edits)
+    if project is not None:
+        # The project's .claude/ (or .codex/) directory install created, if
+        # removing our file left it empty.
+        for edit in edits:
+            if edit.changes and edit.text is None and edit.path.parent != project.resolve():
+                with contextlib.suppress(OSError):
+                    edit.path.parent.rmdir()
+    _report(edits, "nothing of sessions-graph installed, nothing changed")
 
 
 def codex_hooks_status() -> str | None:

@@ -97,6 +97,7 @@ def recall_text(args: argparse.Namespace, db: str | None) -> str:
     to every call; the output is the same (``RecallResult.render`` and
     ``to_json`` are these functions over the same records).
     """
+    from sessions_graph.errors import quiet_driver_logs
     from sessions_graph.graph import SessionsGraph
     from sessions_graph.recall.core import recall
     from sessions_graph.recall.render import render
@@ -124,6 +125,8 @@ def recall_text(args: argparse.Namespace, db: str | None) -> str:
             return note
         sys.stderr.write(note + "\n")
     else:
+        if settings.engine_name != "embedded":
+            quiet_driver_logs()
         with SessionsGraph(settings=settings) as graph:
             result = recall(graph.engine, user_id, args.query, **options)
     if args.json:

@@ -68,14 +68,20 @@ def _llm_or_exit(graph: SessionsGraph) -> Any:
 
 
 def _uses_llm(graph: SessionsGraph, extractor: str | None) -> bool:
-    """Whether this run extracts with the LLM (the option, else the setting)."""
+    """Whether this run extracts with the LLM (the option, else the setting);
+    when ``auto`` falls back to the local extractor although an LLM is
+    configured, one line on stderr says why."""
     from sessions_graph.errors import ConfigError
-    from sessions_graph.reconcile import pipeline
+    from sessions_graph.reconcile import llm, pipeline
 
     try:
         choice = pipeline.choose_extractor(graph.settings, pipeline.RunOptions(extractor=extractor))
     except ConfigError as exc:
         raise fail(str(exc), 2) from None
+    if choice == "local" and (extractor or graph.settings.extractor) == "auto":
+        note = llm.fallback_note(graph.settings)
+        if note:
+            typer.echo(note, err=True)
     return choice == "llm"
 
 
@@ -316,11 +322,14 @@ def demo(
             # only send the reader looking for it.
             where = str(path) if db else "a temporary database (keep one with --db PATH)"
             typer.echo(f"recorded session {data['session_id']} in {where}")
+            note = llm.fallback_note(graph.settings)
             try:
-                llm_func = llm.resolve(graph.settings)
+                llm_func = None if note else llm.resolve(graph.settings)
             except ReconciliationNotConfiguredError:
                 llm_func = None  # the local extractor: no key, no network
                 typer.echo("no LLM configured: reconciling with the local extractor")
+            if note:  # a key set, the reconcile extra not installed
+                typer.echo(note, err=True)
             summary = graph.reconcile_session_sync(data["session_id"], llm_model_func=llm_func)
             typer.echo(_line(summary))
             found = graph.session_entities(data["session_id"])

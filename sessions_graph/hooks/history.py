@@ -152,6 +152,12 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _time(value: Any) -> str | None:
+    """An entry's timestamp in the one format, or None when it does not parse
+    (or is out of range): the session is then dated by the next one that does."""
+    return parse_timestamp(value[:64]) if isinstance(value, str) and value else None
+
+
 def _read_entry(head: Head, entry: dict[str, Any], number: int) -> None:
     payload = entry.get("payload")
     if isinstance(payload, dict) or ("uuid" not in entry and entry.get("type") in codex.ITEM_TYPES):
@@ -159,21 +165,21 @@ def _read_entry(head: Head, entry: dict[str, Any], number: int) -> None:
         meta = payload if isinstance(payload, dict) else {}
         if entry.get("type") == "session_meta":
             head.session_id = head.session_id or _text(meta.get("id"))
-            head.started_at = head.started_at or _text(meta.get("timestamp"))
+            head.started_at = head.started_at or _time(meta.get("timestamp"))
         head.cwd = head.cwd or _text(meta.get("cwd"))
-        head.started_at = head.started_at or _text(entry.get("timestamp"))
+        head.started_at = head.started_at or _time(entry.get("timestamp"))
         return
     if number == 0 and "id" in entry and "uuid" not in entry and "type" not in entry:
         # A legacy rollout's opening line: {"id", "timestamp", "instructions"}.
         head.kind = "codex"
         head.session_id = _text(entry.get("id"))
-        head.started_at = _text(entry.get("timestamp"))
+        head.started_at = _time(entry.get("timestamp"))
         return
     if "sessionId" in entry or "uuid" in entry:
         # Claude Code: the session begins at its first dated entry (a queued
         # prompt comes before the prompt's own message), but only message
         # entries say the file holds a conversation.
-        head.started_at = head.started_at or _text(entry.get("timestamp"))
+        head.started_at = head.started_at or _time(entry.get("timestamp"))
         head.cwd = head.cwd or _text(entry.get("cwd"))
         head.session_id = head.session_id or _text(entry.get("sessionId"))
         if entry.get("type") in ("user", "assistant", "system") and isinstance(
@@ -272,7 +278,8 @@ def import_file(graph: SessionsGraph, path: Path, user_id: str) -> FileResult:
             user_id=user_id,
             cwd=head.cwd,
             project_key=project_key(head.cwd),
-            started_at=_start(head.started_at),
+            # None: the store dates the session (its first action's time, else now).
+            started_at=head.started_at,
         )
         # One call reads at most one window of the file; go on until the cursor
         # stops moving (the end, or a last line still being written).
@@ -290,12 +297,6 @@ def import_file(graph: SessionsGraph, path: Path, user_id: str) -> FileResult:
     if result.added:
         graph.mark_pending(session_id)  # as a hook's turn end would
     return result
-
-
-def _start(value: str | None) -> str | None:
-    """The first entry's timestamp if it parses; otherwise the store dates the
-    session (its first action's timestamp, else now)."""
-    return parse_timestamp(value[:64]) if value else None
 
 
 def import_history(
@@ -326,7 +327,7 @@ def _age(path: Path) -> tuple[str, float, str]:
     """Sort key: the session's start, then when the file was last written
     (a resumed copy starts with the same entries but is written later)."""
     try:
-        start = _start(read_head(path).started_at) or "~"  # "~" sorts after any date
+        start = read_head(path).started_at or "~"  # "~" sorts after any date
         modified = path.stat().st_mtime
     except (TranscriptError, OSError):
         start, modified = "~", 0.0  # reported when imported

@@ -21,7 +21,16 @@ removes our hook commands and our MCP server entry, and nothing else.
 Files are rewritten atomically (temp file, then rename) so that an agent
 reading its settings never sees half a file; a symlinked settings file (a
 dotfiles repository) is written through the link, and a file keeps its mode
-(settings may hold API keys in ``env``).
+(settings may hold API keys in ``env``). Every value we did not add is
+written back as it was read: a number keeps its text (``1e400`` is not
+turned into ``Infinity``, which Node's ``JSON.parse`` refuses) and a lone
+``\ud83d`` escape stays an escape. An install or uninstall touching two
+files first works out both new contents (see ``Edit``), then writes them,
+and puts the first back if the second cannot be written: all or nothing.
+
+A project's files are committed and shared, so the commands written there
+name ``sessions-graph`` as found on ``PATH`` (``portable``); the user's own
+files name this machine's executable by its absolute path.
 """
 
 from __future__ import annotations
@@ -30,10 +39,12 @@ import contextlib
 import json
 import os
 import re
+import secrets
 import shlex
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -60,28 +71,46 @@ _NEW_FILE_MODE = 0o600
 
 
 # -- the commands ----------------------------------------------------------------
-def _executable() -> list[str]:
-    """How to run sessions-graph, by absolute path: agent runtimes often start
-    hooks and MCP servers with a PATH that lacks the user's venv."""
+#: How a project's shared files run us: by name, found on each teammate's PATH.
+PORTABLE_EXECUTABLE = "sessions-graph"
+
+
+def _executable(portable: bool = False) -> list[str]:
+    """How to run sessions-graph. By absolute path in the user's own files:
+    agent runtimes often start hooks and MCP servers with a PATH that lacks
+    the user's venv. By name (``portable``) in a project's files, which are
+    committed: this machine's path would not exist on a teammate's."""
+    if portable:
+        return [PORTABLE_EXECUTABLE]
     script = Path(sys.executable).parent / "sessions-graph"
     if script.is_file() and os.access(script, os.X_OK):
         return [str(script)]
     return [sys.executable, "-m", "sessions_graph"]
 
 
-def hook_command() -> str:
+def hook_command(portable: bool = False) -> str:
     """The hook command line to install."""
-    return shlex.join([*_executable(), "hook"])
+    return shlex.join([*_executable(portable), "hook"])
 
 
-def mcp_server_entry() -> dict[str, Any]:
+def mcp_server_entry(portable: bool = False) -> dict[str, Any]:
     """Claude Code's ``mcpServers`` entry for ``sessions-graph mcp`` (stdio)."""
-    executable = _executable()
+    executable = _executable(portable)
     return {"type": "stdio", "command": executable[0], "args": [*executable[1:], "mcp"], "env": {}}
 
 
-def _runs_sessions_graph(words: list[str]) -> bool:
-    return any(w.endswith("sessions-graph") or w == "sessions_graph" for w in words)
+def _runs_sessions_graph(words: Sequence[str], verb: str) -> bool:
+    """Whether a command's words end in sessions-graph's ``verb``: the word
+    before it names the ``sessions-graph`` executable (any directory), or is
+    ``-m sessions_graph``. Whatever comes earlier (an environment assignment,
+    a wrapper) is the user's. A command that only mentions sessions-graph
+    (``cd ~/src/sessions-graph && ./notify.sh hook``) is not ours."""
+    if len(words) < 2 or words[-1] != verb:
+        return False
+    return os.path.basename(words[-2]) == "sessions-graph" or list(words[-3:-1]) == [
+        "-m",
+        "sessions_graph",
+    ]
 
 
 def is_ours(command: Any) -> bool:
@@ -89,8 +118,11 @@ def is_ours(command: Any) -> bool:
     customised or not)."""
     if not isinstance(command, str):
         return False
-    words = command.split()
-    return words[-1:] == ["hook"] and _runs_sessions_graph(words)
+    try:
+        words = shlex.split(command)
+    except ValueError:  # unbalanced quotes: not a command we wrote
+        return False
+    return _runs_sessions_graph(words, "hook")
 
 
 def _is_plain(command: str) -> bool:
@@ -111,13 +143,59 @@ def _is_our_server(entry: Any) -> bool:
     if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
         return False
     args = entry.get("args") or []
-    words = [entry["command"], *(a for a in args if isinstance(a, str))]
-    return words[-1:] == ["mcp"] and _runs_sessions_graph(words)
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        return False
+    return _runs_sessions_graph([entry["command"], *args], "mcp")
+
+
+# -- edits: worked out first, then written together --------------------------------
+@dataclass
+class Edit:
+    """What installing or uninstalling does to one file: the lines to report,
+    and the file's new text (None: remove the file). No changes: untouched."""
+
+    path: Path
+    changes: list[str] = field(default_factory=list)
+    text: str | None = None
+    new_mode: int = _NEW_FILE_MODE  # of a file we create
+
+
+def apply_edits(edits: Sequence[Edit]) -> None:
+    """Write every edit, or none: if one cannot be written, the files already
+    written get their old bytes back and ``ConfigError`` says which failed."""
+    pending = [edit for edit in edits if edit.changes]
+    for edit in pending:  # an encoding problem shows before anything is written
+        if edit.text is not None:
+            edit.text.encode("utf-8")
+    done: list[tuple[Path, bytes | None, int]] = []
+    try:
+        for edit in pending:
+            target = Path(os.path.realpath(edit.path))
+            try:
+                before = target.read_bytes()
+                mode = target.stat().st_mode & 0o7777
+            except FileNotFoundError:
+                before, mode = None, edit.new_mode
+            except OSError as exc:
+                raise ConfigError(f"cannot read {edit.path}: {exc.strerror or exc}") from None
+            if edit.text is None:
+                _remove(edit.path)
+            else:
+                _write_text(edit.path, edit.text, new_mode=edit.new_mode)
+            done.append((target, before, mode))
+    except ConfigError:
+        for target, before, mode in reversed(done):
+            with contextlib.suppress(OSError, ConfigError):
+                if before is None:
+                    target.unlink()
+                else:
+                    _atomically(target, before, mode, on_error=lambda exc: None)
+        raise
 
 
 # -- hooks -----------------------------------------------------------------------
-def install_hooks(settings_file: Path, events: tuple[str, ...], command: str) -> list[str]:
-    """Make every event in ``events`` run ``command``; return what changed (may be [])."""
+def plan_install_hooks(settings_file: Path, events: tuple[str, ...], command: str) -> Edit:
+    """The edit making every event in ``events`` run ``command``."""
     data = _load_json(settings_file)
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
@@ -130,9 +208,14 @@ def install_hooks(settings_file: Path, events: tuple[str, ...], command: str) ->
         change = _install_event(groups, command, event in _TOOL_EVENTS)
         if change:
             changes.append(f"{event}: {change}")
-    if changes:
-        _write_json(settings_file, data)
-    return changes
+    return Edit(settings_file, changes, _dump_json(data) if changes else None)
+
+
+def install_hooks(settings_file: Path, events: tuple[str, ...], command: str) -> list[str]:
+    """Make every event in ``events`` run ``command``; return what changed (may be [])."""
+    edit = plan_install_hooks(settings_file, events, command)
+    apply_edits([edit])
+    return edit.changes
 
 
 def _install_event(groups: list[Any], command: str, all_tools: bool) -> str | None:
@@ -156,16 +239,16 @@ def _install_event(groups: list[Any], command: str, all_tools: bool) -> str | No
     return f"added {command}"
 
 
-def uninstall_hooks(settings_file: Path) -> list[str]:
-    """Remove every sessions-graph hook command from ``settings_file``; a group,
-    event list or ``hooks`` object left empty by that goes too. Returns what
-    changed (may be [])."""
+def plan_uninstall_hooks(settings_file: Path) -> Edit:
+    """The edit removing every sessions-graph hook command from
+    ``settings_file``; a group, event list or ``hooks`` object left empty by
+    that goes too, and the file if nothing is left in it."""
     if not settings_file.exists():
-        return []
+        return Edit(settings_file)
     data = _load_json(settings_file)
     hooks = data.get("hooks")
     if not isinstance(hooks, dict):
-        return []
+        return Edit(settings_file)
     changes = []
     for event, groups in list(hooks.items()):
         if not isinstance(groups, list):
@@ -188,32 +271,50 @@ def uninstall_hooks(settings_file: Path) -> list[str]:
             if not groups:
                 del hooks[event]
     if not changes:
-        return []
+        return Edit(settings_file)
     if not hooks:
         del data["hooks"]
-    _write_or_remove(settings_file, data)
-    return changes
+    return Edit(settings_file, changes, _dump_json(data) if data else None)
+
+
+def uninstall_hooks(settings_file: Path) -> list[str]:
+    """Remove every sessions-graph hook command from ``settings_file`` (see
+    ``plan_uninstall_hooks``). Returns what changed (may be [])."""
+    edit = plan_uninstall_hooks(settings_file)
+    apply_edits([edit])
+    return edit.changes
 
 
 # -- MCP: Claude Code (JSON) ---------------------------------------------------------
-def register_mcp_json(config_file: Path, entry: dict[str, Any]) -> list[str]:
-    """Register our server in ``mcpServers`` of a Claude Code JSON file
-    (``~/.claude.json`` or a project's ``.mcp.json``). A same-named entry the
-    user changed (other command, an ``env``) is kept."""
+def plan_register_mcp_json(config_file: Path, entry: dict[str, Any]) -> Edit:
+    """The edit registering our server in ``mcpServers`` of a Claude Code JSON
+    file (``~/.claude.json`` or a project's ``.mcp.json``). A same-named entry
+    the user changed (other command, an ``env``) is kept."""
     data = _load_json(config_file)
     servers = data.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
         raise ConfigError(f"{config_file}: 'mcpServers' is not an object; not touching it")
     current = servers.get(MCP_SERVER_NAME)
     if current == entry:
-        return []
+        return Edit(config_file)
     if current is not None and not _is_replaceable(current, entry):
-        return []
+        return Edit(config_file)
     servers[MCP_SERVER_NAME] = entry
-    _write_json(config_file, data, new_mode=_mode_for(config_file))
     verb = "updated" if current is not None else "added"
     shown = shlex.join([entry["command"], *entry["args"]])
-    return [f"mcpServers.{MCP_SERVER_NAME}: {verb} {shown}"]
+    return Edit(
+        config_file,
+        [f"mcpServers.{MCP_SERVER_NAME}: {verb} {shown}"],
+        _dump_json(data),
+        _mode_for(config_file),
+    )
+
+
+def register_mcp_json(config_file: Path, entry: dict[str, Any]) -> list[str]:
+    """Register our server in a Claude Code JSON file (see ``plan_register_mcp_json``)."""
+    edit = plan_register_mcp_json(config_file, entry)
+    apply_edits([edit])
+    return edit.changes
 
 
 def _is_replaceable(current: Any, entry: dict[str, Any]) -> bool:
@@ -224,19 +325,28 @@ def _is_replaceable(current: Any, entry: dict[str, Any]) -> bool:
     return not current.get("env") and set(current) <= set(entry)
 
 
-def unregister_mcp_json(config_file: Path) -> list[str]:
-    """Remove our server from ``mcpServers`` (and ``mcpServers`` if that left it empty)."""
+def plan_unregister_mcp_json(config_file: Path) -> Edit:
+    """The edit removing our server from ``mcpServers`` (and ``mcpServers`` if
+    that left it empty, and the file if nothing is left in it: Claude Code
+    refuses an empty ``.mcp.json``)."""
     if not config_file.exists():
-        return []
+        return Edit(config_file)
     data = _load_json(config_file)
     servers = data.get("mcpServers")
     if not isinstance(servers, dict) or not _is_our_server(servers.get(MCP_SERVER_NAME)):
-        return []
+        return Edit(config_file)
     del servers[MCP_SERVER_NAME]
     if not servers:
         del data["mcpServers"]
-    _write_or_remove(config_file, data)
-    return [f"mcpServers.{MCP_SERVER_NAME}: removed"]
+    changes = [f"mcpServers.{MCP_SERVER_NAME}: removed"]
+    return Edit(config_file, changes, _dump_json(data) if data else None)
+
+
+def unregister_mcp_json(config_file: Path) -> list[str]:
+    """Remove our server from a Claude Code JSON file (see ``plan_unregister_mcp_json``)."""
+    edit = plan_unregister_mcp_json(config_file)
+    apply_edits([edit])
+    return edit.changes
 
 
 def _mode_for(path: Path) -> int:
@@ -258,24 +368,40 @@ _CODEX_SUBTABLE = re.compile(
 )
 
 
-def register_codex_mcp(
-    config_file: Path, command: str, args: list[str], env_vars: list[str] | None = None
-) -> list[str]:
-    """Add ``[mcp_servers.sessions-graph]`` with ``command`` / ``args`` (and
-    ``env_vars``, the variables Codex passes through: it starts MCP servers
-    with a filtered environment, so without them the server would not see the
-    settings the hooks see, ``SESSIONS_GRAPH_DB`` and the rest) to a Codex
-    ``config.toml``; a table of ours in the plain shape is rewritten, one the
-    user customised (an env, other keys) is kept."""
+def plan_register_codex_mcp(
+    config_file: Path,
+    command: str,
+    args: list[str],
+    env_vars: list[str] | None = None,
+    *,
+    startup_grace: bool = False,
+) -> Edit:
+    """The edit adding ``[mcp_servers.sessions-graph]`` with ``command`` /
+    ``args`` (and ``env_vars``, the variables Codex passes through: it starts
+    MCP servers with a filtered environment, so without them the server would
+    not see the settings the hooks see, ``SESSIONS_GRAPH_DB`` and the rest) to
+    a Codex ``config.toml`` (with ``startup_grace``, also the grace that lets
+    Codex's ``tool_search`` find our tools); a table of ours in the plain shape is
+    rewritten, one the user customised (an env, other keys) is kept."""
     text = _read_text(config_file)
-    current = _parse_toml(config_file, text).get("mcp_servers", {}).get(MCP_SERVER_NAME)
+    new_text, changes = _codex_table_added(config_file, text, command, args, env_vars)
+    if startup_grace:
+        new_text, grace = _with_startup_grace(config_file, new_text)
+        changes += grace
+    return Edit(config_file, changes, new_text if changes else None)
+
+
+def _codex_table_added(
+    config_file: Path, text: str, command: str, args: list[str], env_vars: list[str] | None
+) -> tuple[str, list[str]]:
+    current = _codex_servers(config_file, text).get(MCP_SERVER_NAME)
     wanted: dict[str, Any] = {"command": command, "args": args}
     if env_vars:
         wanted["env_vars"] = env_vars
     if current == wanted:
-        return []
+        return text, []
     if current is not None and not (_is_our_server(current) and set(current) <= set(wanted)):
-        return []
+        return text, []
     block = (
         f"[mcp_servers.{MCP_SERVER_NAME}]\n"
         f"command = {_toml_string(command)}\n"
@@ -289,35 +415,60 @@ def register_codex_mcp(
         new_text = text + ("\n" if text.strip() else "") + block
     else:
         new_text = _replace_codex_table(config_file, text, block)
-    parsed = _parse_toml(config_file, new_text).get("mcp_servers", {}).get(MCP_SERVER_NAME)
+    parsed = _codex_servers(config_file, new_text).get(MCP_SERVER_NAME)
     if parsed != wanted:  # our edit did not say what we meant: write nothing
         raise ConfigError(
             f"{config_file}: cannot add [mcp_servers.{MCP_SERVER_NAME}] safely; add it by hand"
         )
-    _write_text(config_file, new_text)
     verb = "updated" if current is not None else "added"
-    return [f"[mcp_servers.{MCP_SERVER_NAME}]: {verb} {shlex.join([command, *args])}"]
+    changes = [f"[mcp_servers.{MCP_SERVER_NAME}]: {verb} {shlex.join([command, *args])}"]
+    return new_text, changes
+
+
+def register_codex_mcp(
+    config_file: Path, command: str, args: list[str], env_vars: list[str] | None = None
+) -> list[str]:
+    """Register our server in a Codex ``config.toml`` (see ``plan_register_codex_mcp``)."""
+    edit = plan_register_codex_mcp(config_file, command, args, env_vars)
+    apply_edits([edit])
+    return edit.changes
+
+
+def plan_unregister_codex_mcp(config_file: Path) -> Edit:
+    """The edit removing our ``[mcp_servers.sessions-graph]`` table (and its
+    sub-tables); the file goes if nothing else was in it."""
+    if not config_file.exists():
+        return Edit(config_file)
+    text = _read_text(config_file)
+    new_text, changes = _without_startup_grace(config_file, text)
+    current = _codex_servers(config_file, new_text).get(MCP_SERVER_NAME)
+    if _is_our_server(current):
+        new_text = _replace_codex_table(config_file, new_text, "")
+        if MCP_SERVER_NAME in _codex_servers(config_file, new_text):
+            raise ConfigError(
+                f"{config_file}: cannot remove [mcp_servers.{MCP_SERVER_NAME}] safely;"
+                " remove it by hand"
+            )
+        changes.append(f"[mcp_servers.{MCP_SERVER_NAME}]: removed")
+    if not changes:
+        return Edit(config_file)
+    return Edit(config_file, changes, new_text if new_text.strip() else None)
 
 
 def unregister_codex_mcp(config_file: Path) -> list[str]:
-    """Remove our ``[mcp_servers.sessions-graph]`` table (and its sub-tables)."""
-    if not config_file.exists():
-        return []
-    text = _read_text(config_file)
-    current = _parse_toml(config_file, text).get("mcp_servers", {}).get(MCP_SERVER_NAME)
-    if not _is_our_server(current):
-        return []
-    new_text = _replace_codex_table(config_file, text, "")
-    if MCP_SERVER_NAME in _parse_toml(config_file, new_text).get("mcp_servers", {}):
-        raise ConfigError(
-            f"{config_file}: cannot remove [mcp_servers.{MCP_SERVER_NAME}] safely;"
-            " remove it by hand"
-        )
-    if new_text.strip():
-        _write_text(config_file, new_text)
-    else:
-        _write_or_remove(config_file, {})
-    return [f"[mcp_servers.{MCP_SERVER_NAME}]: removed"]
+    """Remove our table from a Codex ``config.toml`` (see ``plan_unregister_codex_mcp``)."""
+    edit = plan_unregister_codex_mcp(config_file)
+    apply_edits([edit])
+    return edit.changes
+
+
+def _codex_servers(path: Path, text: str) -> dict[str, Any]:
+    """The ``mcp_servers`` table of a Codex config; a key of that name holding
+    anything but a table is the user's to fix, not ours to overwrite."""
+    servers = _parse_toml(path, text).get("mcp_servers", {})
+    if not isinstance(servers, dict):
+        raise ConfigError(f"{path}: 'mcp_servers' is not a table; not touching it")
+    return servers
 
 
 def _replace_codex_table(config_file: Path, text: str, block: str) -> str:
@@ -359,28 +510,25 @@ _CODEX_GRACE_LINES = (
 )
 
 
-def set_codex_startup_grace(config_file: Path) -> list[str]:
-    """Set ``mcp_optional_startup_grace_ms`` at the top of a Codex
-    ``config.toml``, unless the user already set it (their value is kept)."""
-    text = _read_text(config_file)
+def _with_startup_grace(config_file: Path, text: str) -> tuple[str, list[str]]:
+    """``text`` with ``mcp_optional_startup_grace_ms`` set at its top, unless
+    the user already set it (their value is kept)."""
     before = _parse_toml(config_file, text)
     if _CODEX_GRACE_KEY in before:
-        return []
+        return text, []
     new_text = _CODEX_GRACE_LINES + text  # top-level keys precede every table
     if _parse_toml(config_file, new_text) != {**before, _CODEX_GRACE_KEY: CODEX_STARTUP_GRACE_MS}:
         raise ConfigError(f"{config_file}: cannot add {_CODEX_GRACE_KEY} safely; add it by hand")
-    _write_text(config_file, new_text)
-    return [f"{_CODEX_GRACE_KEY}: set to {CODEX_STARTUP_GRACE_MS} (waits for our MCP server)"]
+    return new_text, [
+        f"{_CODEX_GRACE_KEY}: set to {CODEX_STARTUP_GRACE_MS} (waits for our MCP server)"
+    ]
 
 
-def unset_codex_startup_grace(config_file: Path) -> list[str]:
-    """Remove the grace ``set_codex_startup_grace`` wrote (its two lines as
-    written); a value the user set or changed stays."""
-    if not config_file.exists():
-        return []
-    text = _read_text(config_file)
+def _without_startup_grace(config_file: Path, text: str) -> tuple[str, list[str]]:
+    """``text`` without the grace ``_with_startup_grace`` wrote (its two lines
+    as written); a value the user set or changed stays."""
     if _CODEX_GRACE_LINES not in text:
-        return []
+        return text, []
     before = _parse_toml(config_file, text)
     new_text = text.replace(_CODEX_GRACE_LINES, "", 1)
     expected = {k: v for k, v in before.items() if k != _CODEX_GRACE_KEY}
@@ -388,11 +536,7 @@ def unset_codex_startup_grace(config_file: Path) -> list[str]:
         raise ConfigError(
             f"{config_file}: cannot remove {_CODEX_GRACE_KEY} safely; remove it by hand"
         )
-    if new_text.strip():
-        _write_text(config_file, new_text)
-    else:
-        _write_or_remove(config_file, {})
-    return [f"{_CODEX_GRACE_KEY}: removed"]
+    return new_text, [f"{_CODEX_GRACE_KEY}: removed"]
 
 
 def _toml_string(value: str) -> str:
@@ -412,16 +556,6 @@ def _parse_toml(path: Path, text: str) -> dict[str, Any]:
 
 
 # -- files -------------------------------------------------------------------------------
-def check_readable(path: Path) -> None:
-    """Raise ``ConfigError`` if a settings file we are about to change does not
-    parse, so that an install touching two files changes neither."""
-    text = _read_text(path)
-    if path.suffix == ".toml":
-        _parse_toml(path, text)
-    else:
-        _load_json(path)
-
-
 def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
@@ -432,33 +566,67 @@ def _read_text(path: Path) -> str:
         raise ConfigError(f"cannot read {path}: {reason or exc}") from None
 
 
+#: Marks a number's source text while a JSON file is in Python's hands
+#: (random, so that no string in a user's file can look like one).
+_RAW_NUMBER = f"\x00{secrets.token_hex(8)}:"
+_RAW_NUMBER_STRING = re.compile(re.escape(json.dumps(_RAW_NUMBER)[:-1]) + r'([^"\\]*)"')
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class _Number:
+    """A non-integer number as its file wrote it. Read as a float, ``1e400``
+    would be written back as ``Infinity`` (not JSON: Node's ``JSON.parse``,
+    which Claude Code reads its settings with, refuses it) and ``0.10`` as
+    ``0.1``; we write back every value we did not add as it was."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Number) and other.text == self.text
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 def _load_json(path: Path) -> dict[str, Any]:
     text = _read_text(path)
     if not text.strip():
         return {}
     try:
-        data = json.loads(text)
-    except ValueError as exc:
+        data = json.loads(text, parse_float=_Number, parse_constant=_Number)
+    except (ValueError, RecursionError) as exc:
         raise ConfigError(f"{path} is not valid JSON ({exc}); fix it first") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path} does not hold a JSON object; not touching it")
     return data
 
 
-def _write_or_remove(path: Path, data: dict[str, Any]) -> None:
-    """Write what uninstalling left; a file left empty is one install created
-    (or an empty one), and Claude Code refuses an empty ``.mcp.json``: remove it."""
-    if data:
-        _write_json(path, data)
-        return
+def _dump_json(data: dict[str, Any]) -> str:
+    """``data`` as the file's new text: numbers as they were read, and a lone
+    UTF-16 surrogate (valid as the escape ``\\ud83d``, not writable as UTF-8)
+    as its escape again."""
+
+    def raw(value: Any) -> str:
+        if isinstance(value, _Number):
+            return _RAW_NUMBER + value.text
+        raise TypeError(f"{type(value).__name__} is not JSON")
+
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=raw)
+    text = _RAW_NUMBER_STRING.sub(lambda m: m.group(1), text)
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+
+
+def _remove(path: Path) -> None:
+    """Remove a file uninstalling left with nothing in it (install created it,
+    or it was empty)."""
     try:
         path.unlink()
+    except FileNotFoundError:
+        pass
     except OSError as exc:
         _write_error(path, exc)
-
-
-def _write_json(path: Path, data: dict[str, Any], *, new_mode: int = _NEW_FILE_MODE) -> None:
-    _write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", new_mode=new_mode)
 
 
 def _write_text(path: Path, text: str, *, new_mode: int = _NEW_FILE_MODE) -> None:
@@ -471,16 +639,16 @@ def _write_text(path: Path, text: str, *, new_mode: int = _NEW_FILE_MODE) -> Non
         mode = new_mode
     except OSError as exc:
         raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
-    _atomically(target, text, mode, on_error=lambda exc: _write_error(path, exc))
+    _atomically(target, text.encode("utf-8"), mode, on_error=lambda exc: _write_error(path, exc))
 
 
-def _atomically(target: Path, text: str, mode: int, on_error: Callable[[OSError], Any]) -> None:
+def _atomically(target: Path, data: bytes, mode: int, on_error: Callable[[OSError], Any]) -> None:
     tmp: str | None = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
         os.chmod(tmp, mode)
         os.replace(tmp, target)
         tmp = None

@@ -123,3 +123,19 @@ def _release_claims(settings: Settings) -> None:
                 original = entry.name.split(CLAIM, 1)[0]
                 with contextlib.suppress(FileNotFoundError):
                     os.rename(entry.path, directory / original)
+            elif entry.name.endswith(".json.tmp") and _stale(entry):
+                # Left by a write that failed (a full disk, before writers
+                # removed their own); one being written is seconds old at most.
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+
+
+#: Age past which a spool temp file is abandoned, not being written.
+_STALE_TMP_SECONDS = 600
+
+
+def _stale(entry: os.DirEntry[str]) -> bool:
+    try:
+        return time.time() - entry.stat().st_mtime > _STALE_TMP_SECONDS
+    except OSError:
+        return False

@@ -25,6 +25,7 @@ so no older format is read.)
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -69,15 +70,22 @@ def spool_payload(
     kept = {k: v for k, v in payload.items() if k not in bulky}
     name = f"{time.time_ns():020d}-{os.getpid():08d}-{_counter:04d}.json"
     tmp = directory / f".{name}.tmp"
-    with os.fdopen(open_private(tmp, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as fh:
-        # ASCII escapes: a lone surrogate in the payload cannot be written as UTF-8.
-        record: dict[str, Any] = {"user_id": user_id, "payload": kept}
-        if reason is not None:
-            record["reason"] = reason
-        json.dump(record, fh)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, directory / name)
+    try:
+        with os.fdopen(open_private(tmp, os.O_WRONLY | os.O_TRUNC), "w", encoding="utf-8") as fh:
+            # ASCII escapes: a lone surrogate in the payload cannot be written as UTF-8.
+            record: dict[str, Any] = {"user_id": user_id, "payload": kept}
+            if reason is not None:
+                record["reason"] = reason
+            json.dump(record, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, directory / name)
+    except BaseException:
+        # A full disk: the event is lost either way, but not the space of
+        # one more temp file per hook.
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
     return directory / name
 
 

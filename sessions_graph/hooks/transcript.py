@@ -1,8 +1,9 @@
 """Incremental transcript import: the bytes after the cursor, whole lines only.
 
 The runtime appends to the transcript while hooks run, so the last line may
-be half written: only bytes up to the last newline are consumed, and the
-cursor is moved to just after it. The rest is read by the next call.
+be half written: only whole lines are consumed (up to the last newline, and
+a last line without one if it parses as JSON), and the cursor is moved to
+just after them. The rest is read by the next call.
 
 The cursor carries a fingerprint of the prefix it stands after (see
 ``fingerprint``). A file shorter than the cursor, or whose prefix no longer
@@ -117,7 +118,8 @@ def _open_regular(path: Path) -> BinaryIO:
 
 
 def read_complete_lines(path: Path, offset: int, known: str | None = None) -> Lines:
-    """Whole lines after ``offset`` and the new cursor.
+    """Whole lines after ``offset`` and the new cursor (the last line of the
+    file counts as whole without its newline when it parses as JSON).
 
     ``known`` is the fingerprint stored with ``offset``; when the file no
     longer matches it (or is shorter than ``offset``), it is read from the
@@ -141,6 +143,8 @@ def read_complete_lines(path: Path, offset: int, known: str | None = None) -> Li
                 fh.seek(offset)
                 data = fh.read(window)
             end = data.rfind(b"\n") + 1
+            if offset + len(data) == size and _is_complete(data[end:]):
+                end = len(data)  # a whole last line that just has no newline
             new_fingerprint = fingerprint(fh, offset + end)
     except FileNotFoundError:
         return Lines([], offset, 0, known)
@@ -149,10 +153,25 @@ def read_complete_lines(path: Path, offset: int, known: str | None = None) -> Li
     lines: list[tuple[int, bytes]] = []
     start = 0
     while start < end:
-        stop = data.index(b"\n", start) + 1
+        stop = data.find(b"\n", start, end) + 1 or end
         lines.append((offset + start, data[start:stop]))
         start = stop
     return Lines(lines, offset + end, skipped, new_fingerprint, reread)
+
+
+def _is_complete(tail: bytes) -> bool:
+    """Whether the bytes after the file's last newline are a whole entry: they
+    parse as JSON. An entry is a JSON object, and no proper prefix of one
+    parses, so a line still being written never passes for whole; a file
+    whose last line was saved without a newline (an editor, a copy) loses
+    nothing."""
+    if not tail.strip():
+        return False
+    try:
+        json.loads(tail)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def _next_line_start(fh: BinaryIO, size: int) -> int | None:
@@ -179,16 +198,12 @@ def line_actions(line: bytes, offset: int, session_id: str) -> list[Action]:
     return claude.entry_actions(entry)
 
 
-def import_actions(
-    path: Path, offset: int, session_id: str, known: str | None = None
-) -> Imported:
+def import_actions(path: Path, offset: int, session_id: str, known: str | None = None) -> Imported:
     """All actions after ``offset`` in file order, the cursor and fingerprint
     to store afterwards, how many bytes of an over-long line were skipped, and
     whether the file had to be read again from the start (``known``: the
     fingerprint stored with ``offset``)."""
-    lines, new_offset, skipped, new_fingerprint, reread = read_complete_lines(
-        path, offset, known
-    )
+    lines, new_offset, skipped, new_fingerprint, reread = read_complete_lines(path, offset, known)
     actions: list[Action] = []
     for line_offset, line in lines:
         actions.extend(line_actions(line, line_offset, session_id))

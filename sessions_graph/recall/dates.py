@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta, timezone
 
+from sessions_graph.clock import parse_timestamp
 from sessions_graph.errors import MemoryValidationError
 
 _MONTHS = {
@@ -65,24 +66,19 @@ _BARE_MONTH = re.compile(
 
 def to_utc(value: object, field: str) -> str | None:
     """A ``datetime`` or ISO 8601 string as the stores' timestamp format (UTC,
-    microseconds); naive times are taken as UTC. None stays None."""
+    microseconds); naive times are taken as UTC. None stays None; anything
+    else, or a time outside years 1-9999 in UTC, is refused."""
     if value is None:
         return None
-    if isinstance(value, str):
-        text = value.strip().replace("Z", "+00:00").replace("z", "+00:00")
-        # Python 3.10's parser takes only 3 or 6 fraction digits: make them 6.
-        text = re.sub(r"\.(\d+)", lambda m: "." + m.group(1)[:6].ljust(6, "0"), text, count=1)
-        try:
-            value = datetime.fromisoformat(text)
-        except ValueError:
-            raise MemoryValidationError(
-                f"{field} must be a datetime or an ISO 8601 date, not {value[:60]!r}"
-            ) from None
-    if not isinstance(value, datetime):
+    if not isinstance(value, (str, datetime)):
         raise MemoryValidationError(f"{field} must be a datetime or an ISO 8601 date")
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc).isoformat(timespec="microseconds")
+    moment = parse_timestamp(value)
+    if moment is None:
+        raise MemoryValidationError(
+            f"{field} must be a datetime or an ISO 8601 date within years 1-9999 UTC,"
+            f" not {str(value)[:60]!r}"
+        )
+    return moment
 
 
 def named_windows(question: str) -> tuple[list[tuple[str, str]], str]:

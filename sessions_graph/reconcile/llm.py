@@ -72,6 +72,34 @@ def describe(settings: Settings) -> str | None:
     return f"{name}/{settings.llm_model or DEFAULT_MODELS[name]}" if name else None
 
 
+def missing_package(settings: Settings) -> str | None:
+    """The first package an LLM run needs that does not import (LightRAG, the
+    provider's SDK: the ``reconcile`` extra), or None. Imported for real, not
+    looked up: a run that can use them imports them next anyway."""
+    name = provider(settings)
+    sdk = [name] if name and not os.environ.get(LLM_FUNC_ENV) else []
+    needed = [*sdk, "lightrag"]
+    for module in needed:
+        try:
+            importlib.import_module(module)
+        except ImportError:
+            return module
+    return None
+
+
+def fallback_note(settings: Settings) -> str | None:
+    """Why ``extractor = auto`` runs the local extractor although an LLM is
+    configured (a key set on a plain install), in one line; None otherwise."""
+    configured = describe(settings)
+    missing = missing_package(settings) if configured else None
+    if missing is None:
+        return None
+    return (
+        f"{configured} is configured but the {missing} package is missing: reconciling"
+        " with the local extractor (pip install 'sessions-graph[reconcile]' for the LLM)"
+    )
+
+
 def resolve(settings: Settings, llm_model_func: LLMFunc | None = None) -> LLMFunc:
     """The model function a run should use; raise if there is none."""
     if llm_model_func is not None:

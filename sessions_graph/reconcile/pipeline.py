@@ -92,7 +92,9 @@ def choose_extractor(
     settings: Settings, options: RunOptions, llm_model_func: LLMFunc | None = None
 ) -> str:
     """``llm`` or ``local`` for this run: the option, else the setting; ``auto``
-    is the LLM when one is configured (or passed in), else the local extractor."""
+    is the LLM when one is configured (or passed in) and its packages (the
+    ``reconcile`` extra) import, else the local extractor: an API key in the
+    environment of a plain install must not fail every run."""
     choice = options.extractor or settings.extractor or "auto"
     if choice not in EXTRACTOR_CHOICES:
         raise ConfigError(
@@ -101,7 +103,8 @@ def choose_extractor(
     if choice != "auto":
         return choice
     configured = llm_model_func is not None or llm.describe(settings) is not None
-    return LLM_EXTRACTOR if configured else LOCAL_EXTRACTOR
+    usable = configured and llm.missing_package(settings) is None
+    return LLM_EXTRACTOR if usable else LOCAL_EXTRACTOR
 
 
 def _one_line(exc: BaseException) -> str:
