@@ -49,6 +49,7 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
             "tests/test_contract_guards.py",
             "tests/test_contract_recall.py",
             "tests/test_recall_layer.py",
+            "tests/test_recall_fusion.py",
             "tests/test_recall_cli.py",
         ],
     ),
