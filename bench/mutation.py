@@ -55,7 +55,7 @@ TARGETS: dict[str, tuple[list[str], list[str]]] = {
     ),
     "hooks": (
         ["sessions_graph/hooks/*.py"],
-        ["tests/test_hooks_*.py", "tests/test_inject_floor.py"],
+        ["tests/test_hooks_*.py", "tests/test_inject_floor.py", "tests/test_transcript_*.py"],
     ),
     "sqlite": (
         ["sessions_graph/engines/sqlite.py", "sessions_graph/engines/sqlite/*.py"],
