@@ -252,9 +252,13 @@ def main() -> None:
             def job(mutant: Mutant) -> tuple[Mutant, bool]:
                 slot = free.pop()
                 try:
-                    return mutant, _run(slots[slot], mutant)
+                    killed = _run(slots[slot], mutant)
                 finally:
                     free.append(slot)
+                # Progress on stderr, so that a long run shows where it is.
+                state = "killed" if killed else "SURVIVED"
+                print(f"{state:8} {mutant.path}:{mutant.line}: {mutant.what}", file=sys.stderr)
+                return mutant, killed
 
             results = list(pool.map(job, chosen))
     finally:
