@@ -216,8 +216,26 @@ def test_auto_reconcile_spawns_a_detached_child_and_returns(
 
 
 def test_auto_reconcile_from_settings(graph: SessionsGraph) -> None:
+    """The setting alone turns it on: the session it ends gets reconciled by
+    the child, and without the setting no child starts."""
+    for session_id in ("s-off", "s-on"):
+        graph.record_session_start(session_id, user_id="alice")
+        graph.record_actions(
+            session_id,
+            [
+                {
+                    "action_id": f"{session_id}-0",
+                    "action_type": "user_message",
+                    "text": "Alice moved the Orion ledger to Postgres.",
+                }
+            ],
+        )
+    SessionsGraphConnector(graph).on_event(SessionEndEvent("s-off"))
     graph.settings.auto_reconcile = True
     connector = SessionsGraphConnector(graph)
-    connector.on_event(SessionEndEvent("s-x"))
+    connector.on_event(SessionEndEvent("s-on"))
     assert connector.last_reconcile is not None
-    connector.last_reconcile.wait(timeout=60)
+    assert connector.last_reconcile.wait(timeout=120) == 0
+    on, off = graph.get_session("s-on"), graph.get_session("s-off")
+    assert on is not None and on.reconciliation_status == "reconciled"
+    assert off is not None and off.reconciliation_status == "pending"
