@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from sessions_graph import SessionsGraph
 
 
@@ -79,10 +77,6 @@ def test_an_entity_of_another_users_sessionless_memory_is_not_recalled(
     assert [r["name"] for r in graph.engine.recall_entities("bob", ["quasar"])] == ["Quasar"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="recall lists a session-less memory's session as None, which RecallResult refuses",
-)
 def test_an_entity_only_a_sessionless_memory_mentions_is_recalled(graph: SessionsGraph) -> None:
     bobs = graph.save_memory("bob", "bob's note on Quasar")
     mention(graph, "memory", bobs.memory_id, "hb", "Quasar")

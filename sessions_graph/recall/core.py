@@ -71,7 +71,8 @@ def _entity_lane(engine: Engine, req: Request) -> list[tuple[str, Record]]:
     in entity order: an entity, then its mentioning turns, newest first."""
     out: list[tuple[str, Record]] = []
     for row in lanes.entities(engine, req):
-        sessions = list(dict.fromkeys(u["session_id"] for u in row["units"]))
+        # A memory saved outside any session has no session to list.
+        sessions = list(dict.fromkeys(u["session_id"] for u in row["units"] if u["session_id"]))
         if "entities" in req.scope:
             out.append(
                 (
