@@ -1,4 +1,4 @@
-"""``sessions-graph reconcile | entities | sessions | forget | demo``.
+"""``sessions-graph reconcile | entities | forget | demo``.
 
 Exit codes of ``reconcile``: 0 when every session was reconciled (or none was
 waiting), 1 when one failed (or was held by another run), 2 when the LLM
@@ -23,7 +23,6 @@ from sessions_graph.cli import (
     fail,
     open_graph,
     owned_session,
-    say_nothing_stored,
 )
 from sessions_graph.errors import ReconciliationNotConfiguredError
 from sessions_graph.validation import (
@@ -45,7 +44,6 @@ def register(app: typer.Typer) -> None:
     """Add this module's commands to the application."""
     app.command("reconcile")(reconcile)
     app.command("entities")(entities)
-    app.command("sessions")(sessions)
     app.command("forget")(forget)
     app.command("demo")(demo)
 
@@ -73,9 +71,7 @@ def _uses_llm(graph: SessionsGraph, extractor: str | None) -> bool:
     from sessions_graph.reconcile import pipeline
 
     try:
-        choice = pipeline.choose_extractor(
-            graph.settings, pipeline.RunOptions(extractor=extractor)
-        )
+        choice = pipeline.choose_extractor(graph.settings, pipeline.RunOptions(extractor=extractor))
     except ConfigError as exc:
         raise fail(str(exc), 2) from None
     return choice == "llm"
@@ -122,9 +118,7 @@ def _sweep(
         echo: Callable[[ReconciliationSummary], None] | None = (
             None if as_json else lambda s: typer.echo(_line(s)) if own(s) else None
         )
-        return _run(
-            graph.reconcile_pending(llm_model_func=llm_func, on_result=echo, **options)
-        )
+        return _run(graph.reconcile_pending(llm_model_func=llm_func, on_result=echo, **options))
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     with Progress(
@@ -199,9 +193,7 @@ def reconcile(
             owned_session(graph, session, graph.settings.user_id)
         llm_func = _llm_or_exit(graph) if _uses_llm(graph, extractor) else None
         if session:
-            summary = _run(
-                graph.reconcile_session(session, llm_model_func=llm_func, **options)
-            )
+            summary = _run(graph.reconcile_session(session, llm_model_func=llm_func, **options))
             summaries = [summary]
             if as_json:
                 emit_json(summary.model_dump())
@@ -251,24 +243,6 @@ def entities(
     for e in found:
         description = " ".join((e.description or "").split())
         typer.echo(f"{e.name}  ({e.entity_type or '?'}, {e.mentions}x)  {description}")
-
-
-def sessions(
-    entity: str = typer.Option(..., "--entity", "-e", help="Entity name (any case)."),
-    user: str = typer.Option(None, "--user", "-u", help="User id (default: the configured one)."),
-    as_json: bool = _JSON,
-) -> None:
-    """This user's sessions that mention an entity, newest first."""
-    with open_graph(read_only=True) as graph:
-        if graph is None:
-            return say_nothing_stored(as_json, [])
-        found = graph.entity_sessions(entity, user_id=user or graph.settings.user_id)
-    if as_json:
-        emit_json([s.model_dump() for s in found])
-        return
-    for s in found:
-        when = (s.ended_at or s.started_at or "")[:19]
-        typer.echo(f"{s.session_id}  {when}  {s.cwd or ''}")
 
 
 def forget(
@@ -337,8 +311,7 @@ def demo(
                 name = max(files, key=lambda e: e.mentions).name
                 mentioning = graph.entity_sessions(name, user_id=data["user_id"])
                 typer.echo(
-                    f"sessions mentioning {name!r}: "
-                    + ", ".join(s.session_id for s in mentioning)
+                    f"sessions mentioning {name!r}: " + ", ".join(s.session_id for s in mentioning)
                 )
             query = data["search"]
             typer.echo(f"memory search {query!r}:")
