@@ -166,7 +166,7 @@ def ui(
         raise fail(f"cannot listen on 127.0.0.1:{port} ({exc.strerror}): pass --port N") from None
     bound = sock.getsockname()[1]
     token = secrets.token_urlsafe(24)
-    app = create_app(settings, user_id, token, port=bound)
+    app = create_app(settings, user_id, token)
     typer.echo(f"sessions-graph viewer for {user_id}: http://127.0.0.1:{bound}/?token={token}")
     typer.echo("(Ctrl-C stops it)")
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
