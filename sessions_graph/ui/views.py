@@ -16,6 +16,7 @@ import contextlib
 import json
 import math
 import os
+import time
 from collections import Counter
 from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
@@ -39,6 +40,8 @@ ACTIONS_PAGE = 200
 GRAPH_SESSIONS = 150
 #: Most entities drawn in the graph (the most mentioned).
 GRAPH_ENTITIES = 40
+#: Seconds the entity graph may spend reading sessions' entities.
+GRAPH_BUDGET = 0.15
 
 
 class NotFound(MemoryValidationError):
@@ -182,13 +185,15 @@ def session_rows(
         for record in page:
             if since is not None and (record.get("started_at") or "") < since:
                 return rows  # newest first: everything after is older
-            row = _overview(graph, record)
-            if client and row["client"] != client:
+            # The cheap filters first: a text search may read far back.
+            goal, goal_from = _goal(graph, record)
+            runtime = graph.session_client(record["session_id"])
+            if client and runtime != client:
                 continue
-            haystack = f"{row['goal']} {row['project'] or ''} {row['session_id']}".casefold()
-            if needle and not all(word in haystack for word in needle):
+            haystack = f"{goal} {record.get('project_key') or ''} {record['session_id']}"
+            if needle and not all(word in haystack.casefold() for word in needle):
                 continue
-            rows.append(row)
+            rows.append(_overview(graph, record, goal, goal_from, runtime))
             if len(rows) >= limit:
                 return rows
     return rows
@@ -211,12 +216,15 @@ def _session_pages(graph: SessionsGraph, user_id: str, project: str | None, limi
             return
 
 
-def _overview(graph: SessionsGraph, record: dict[str, Any]) -> dict[str, Any]:
+def _goal(graph: SessionsGraph, record: dict[str, Any]) -> tuple[str, str]:
+    """The session's goal and where it comes from: its digest's, else its
+    first request."""
     session_id = record["session_id"]
-    session = graph.get_session(session_id)
     digest = digest_of(graph, session_id)
+    if digest and digest.get("goal"):
+        return one_line(str(digest["goal"]), GOAL_CHARS), "digest"
     first = record.get("first_user_message")
-    if first is None and not digest:
+    if first is None:
         first = next(
             (
                 a.text
@@ -225,19 +233,26 @@ def _overview(graph: SessionsGraph, record: dict[str, Any]) -> dict[str, Any]:
             ),
             None,
         )
-    goal = (digest or {}).get("goal") or first or ""
+    return one_line(first, GOAL_CHARS), "first request"
+
+
+def _overview(
+    graph: SessionsGraph, record: dict[str, Any], goal: str, goal_from: str, client: str | None
+) -> dict[str, Any]:
+    session_id = record["session_id"]
+    session = graph.get_session(session_id)
     return {
         "session_id": session_id,
         "started_at": record.get("started_at"),
         "ended_at": record.get("ended_at"),
         "project": record.get("project_key"),
         "cwd": record.get("cwd"),
-        "client": graph.session_client(session_id),
+        "client": client,
         "exchanges": graph.session_exchanges(session_id),
         "actions": record.get("action_count") or 0,
         "status": session.reconciliation_status if session else None,
-        "goal": one_line(goal, GOAL_CHARS),
-        "goal_from": "digest" if (digest or {}).get("goal") else "first request",
+        "goal": goal,
+        "goal_from": goal_from,
     }
 
 
@@ -417,8 +432,10 @@ def entity_graph(
     *,
     sessions: int = GRAPH_SESSIONS,
     most: int = GRAPH_ENTITIES,
+    budget: float = GRAPH_BUDGET,
 ) -> dict[str, Any]:
-    """The entities of the user's newest ``sessions`` sessions, the ``most``
+    """The entities of the user's newest ``sessions`` sessions (fewer when
+    reading them takes longer than ``budget`` seconds), the ``most``
     mentioned, with an edge between two that the same session mentions
     (weight: how many sessions), laid out for an SVG drawing."""
     recent = graph.recent_sessions(user_id, limit=sessions, preview_chars=1)
@@ -426,7 +443,14 @@ def entity_graph(
     session_count: Counter[str] = Counter()
     types: dict[str, str | None] = {}
     per_session: list[set[str]] = []
+    # One read per session (the façade has no read of many sessions' entities
+    # at once): newest first, and only as many as fit the page's time budget.
+    deadline = time.perf_counter() + budget
+    read = 0
     for row in recent:
+        if read and time.perf_counter() > deadline:
+            break
+        read += 1
         names = set()
         for e in graph.session_entities(row["session_id"]):
             mentions[e.name] += e.mentions
@@ -442,7 +466,8 @@ def entity_graph(
         for i, a in enumerate(inside):
             for b in inside[i + 1 :]:
                 pairs[(a, b)] += 1
-    positions = layout(kept, list(pairs))
+    drawn = pairs.most_common(120)  # the strongest: a denser drawing reads as a blot
+    positions = layout(kept, [pair for pair, _ in drawn])
     nodes = [
         {
             "name": n,
@@ -455,12 +480,12 @@ def entity_graph(
         }
         for n in kept
     ]
-    edges = [{"a": a, "b": b, "weight": w} for (a, b), w in pairs.most_common(200)]
-    return {"nodes": nodes, "edges": edges, "sessions_read": len(recent)}
+    edges = [{"a": a, "b": b, "weight": w} for (a, b), w in drawn]
+    return {"nodes": nodes, "edges": edges, "sessions_read": read}
 
 
 def layout(
-    names: list[str], edges: list[tuple[str, str]], *, size: float = 600.0, rounds: int = 60
+    names: list[str], edges: list[tuple[str, str]], *, size: float = 600.0, rounds: int = 40
 ) -> dict[str, tuple[float, float]]:
     """A small force-directed layout (Fruchterman-Reingold) in a ``size``
     square: connected names pull together, all push apart. Deterministic
