@@ -352,6 +352,41 @@ class SessionsGraph:
             user_id, _valid_utf8(project_key), check_limit(limit), moment, preview_chars
         )
 
+    # -- reading a session back (the sessions commands and the viewer) ---------
+    def session_actions(self, session_id: str, offset: int = 0, limit: int = 200) -> list[Action]:
+        """A page of a session's actions in order, from position ``offset``:
+        a long session is shown a page at a time instead of read whole."""
+        check_id(session_id, "session_id")
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise MemoryValidationError("offset must be an integer >= 0")
+        rows = self.engine.get_actions_page(session_id, offset, check_limit(limit))
+        return [_models().Action(**r) for r in rows]
+
+    def session_exchanges(self, session_id: str) -> int:
+        """How many exchanges (requests of the user, each with what followed)
+        a session has: its ``user_message`` actions, counted a page at a time."""
+        check_id(session_id, "session_id")
+        count, offset, page = 0, 0, 2000
+        while True:
+            rows = self.engine.get_actions_page(session_id, offset, page)
+            count += sum(r["action_type"] == "user_message" for r in rows)
+            if len(rows) < page:
+                return count
+            offset += page
+
+    def session_client(self, session_id: str) -> str | None:
+        """Which agent runtime recorded a session, told by the transcript it
+        is imported from: ``codex`` (a rollout file), ``claude-code`` (a
+        ``.jsonl`` transcript), or None when no transcript was named."""
+        cursor = self.import_cursor_state(session_id)
+        if cursor is None:
+            return None
+        source = cursor.source.replace("\\", "/")
+        name = source.rsplit("/", 1)[-1]
+        if name.startswith("rollout-") or "/.codex/" in source:
+            return "codex"
+        return "claude-code"
+
 
     def session_entities(self, session_id: str) -> list[EntityMention]:
         """Entities mentioned in a session, as this session mentions them: the

@@ -66,6 +66,9 @@ def status(
     else:
         with open_graph() as graph:
             info = graph.status(user_id=user_id)
+            info["health"] = _health(graph, settings, user_id)
+    if path:
+        info["health"] = _health(None, settings, user_id)
     from sessions_graph.cli.hooks import codex_hooks_status
 
     codex_hooks = codex_hooks_status()
@@ -81,11 +84,22 @@ def status(
     if path:
         typer.echo(f"no database at {path}: nothing recorded yet")
         typer.echo("(the first write, or `sessions-graph setup`, creates it)")
-        return
-    typer.echo(f"schema version: {info['schema_version']}")
-    typer.echo(f"user_id:        {info['user_id']}")
-    for name, count in info.get("counts", {}).items():
-        typer.echo(f"{name + ':':<15} {count}")
+    else:
+        typer.echo(f"schema version: {info['schema_version']}")
+        typer.echo(f"user_id:        {info['user_id']}")
+        for name, count in info.get("counts", {}).items():
+            typer.echo(f"{name + ':':<15} {count}")
+    from sessions_graph.cli.sessions import health_lines
+
+    for line in health_lines(info["health"]):
+        typer.echo(line)
+
+
+def _health(graph: Any, settings: Any, user_id: str) -> dict[str, Any]:
+    """Whether capture works (see ``ui.views.health``)."""
+    from sessions_graph.ui.views import health
+
+    return health(graph, settings, user_id)
 
 
 def _register_commands() -> None:
@@ -98,9 +112,11 @@ def _register_commands() -> None:
         memory_files,
         recall,
         reconcile,
+        sessions,
     )
 
-    for module in (memory, config, hooks, reconcile, history, recall, mcp, memory_files):
+    modules = (memory, config, hooks, reconcile, history, recall, mcp, memory_files, sessions)
+    for module in modules:
         module.register(app)
 
 

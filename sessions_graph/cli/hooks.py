@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from sessions_graph.hooks.install import (
     PORTABLE_EXECUTABLE,
     Edit,
     apply_edits,
+    config_files,
     hook_command,
     mcp_server_entry,
     plan_install_hooks,
@@ -76,22 +76,7 @@ def _targets(project: Path | None, user: bool, codex: bool) -> tuple[Path, Path]
         raise fail("use either --project DIR or --user, not both", code=2)
     if project is not None and not project.is_dir():
         raise fail(f"--project {project}: not a directory", code=2)
-    if project is not None:
-        root = project.resolve()
-        if codex:
-            return root / ".codex" / "hooks.json", root / ".codex" / "config.toml"
-        # Project-scope servers live in the project's .mcp.json (which Claude
-        # Code asks to approve once).
-        return root / ".claude" / "settings.json", root / ".mcp.json"
-    # User scope, where the agents themselves look: CODEX_HOME and
-    # CLAUDE_CONFIG_DIR move their files (and ~/.claude.json into the latter).
-    if codex:
-        home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
-        return home / "hooks.json", home / "config.toml"
-    config_dir = os.environ.get("CLAUDE_CONFIG_DIR")
-    if config_dir:
-        return Path(config_dir) / "settings.json", Path(config_dir) / ".claude.json"
-    return Path.home() / ".claude" / "settings.json", Path.home() / ".claude.json"
+    return config_files(project, codex)
 
 
 def _report(edits: list[Edit], nothing: str) -> None:

@@ -1,4 +1,4 @@
-"""``sessions-graph reconcile | entities | sessions | forget | demo``.
+"""``sessions-graph reconcile | entities | forget | demo``.
 
 Exit codes of ``reconcile``: 0 when every session was reconciled (or none was
 waiting), 1 when one failed (or was held by another run), 2 when the LLM
@@ -23,7 +23,6 @@ from sessions_graph.cli.common import (
     fail,
     open_graph,
     owned_session,
-    say_nothing_stored,
 )
 from sessions_graph.errors import ReconciliationNotConfiguredError
 from sessions_graph.validation import (
@@ -45,7 +44,6 @@ def register(app: typer.Typer) -> None:
     """Add this module's commands to the application."""
     app.command("reconcile")(reconcile)
     app.command("entities")(entities)
-    app.command("sessions")(sessions)
     app.command("forget")(forget)
     app.command("demo")(demo)
 
@@ -251,24 +249,6 @@ def entities(
     for e in found:
         description = " ".join((e.description or "").split())
         typer.echo(f"{e.name}  ({e.entity_type or '?'}, {e.mentions}x)  {description}")
-
-
-def sessions(
-    entity: str = typer.Option(..., "--entity", "-e", help="Entity name (any case)."),
-    user: str = typer.Option(None, "--user", "-u", help="User id (default: the configured one)."),
-    as_json: bool = _JSON,
-) -> None:
-    """This user's sessions that mention an entity, newest first."""
-    with open_graph(read_only=True) as graph:
-        if graph is None:
-            return say_nothing_stored(as_json, [])
-        found = graph.entity_sessions(entity, user_id=user or graph.settings.user_id)
-    if as_json:
-        emit_json([s.model_dump() for s in found])
-        return
-    for s in found:
-        when = (s.ended_at or s.started_at or "")[:19]
-        typer.echo(f"{s.session_id}  {when}  {s.cwd or ''}")
 
 
 def forget(

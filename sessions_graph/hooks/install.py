@@ -148,6 +148,28 @@ def _is_our_server(entry: Any) -> bool:
     return _runs_sessions_graph([entry["command"], *args], "mcp")
 
 
+# -- where each client keeps its settings ------------------------------------------
+def config_files(project: Path | None, codex: bool) -> tuple[Path, Path]:
+    """(hook settings file, MCP settings file) of Claude Code, or Codex with
+    ``codex``, in ``project`` (a directory), else at user scope."""
+    if project is not None:
+        root = project.resolve()
+        if codex:
+            return root / ".codex" / "hooks.json", root / ".codex" / "config.toml"
+        # Project-scope servers live in the project's .mcp.json (which Claude
+        # Code asks to approve once).
+        return root / ".claude" / "settings.json", root / ".mcp.json"
+    # User scope, where the agents themselves look: CODEX_HOME and
+    # CLAUDE_CONFIG_DIR move their files (and ~/.claude.json into the latter).
+    if codex:
+        home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex")
+        return home / "hooks.json", home / "config.toml"
+    config_dir = os.environ.get("CLAUDE_CONFIG_DIR")
+    if config_dir:
+        return Path(config_dir) / "settings.json", Path(config_dir) / ".claude.json"
+    return Path.home() / ".claude" / "settings.json", Path.home() / ".claude.json"
+
+
 # -- edits: worked out first, then written together --------------------------------
 @dataclass
 class Edit:
