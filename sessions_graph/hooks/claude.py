@@ -21,7 +21,6 @@ from typing import Any
 from sessions_graph.hooks.actions import Action, make_action, short
 from sessions_graph.validation import ID_PATTERN
 
-
 #: Content block types that carry text.
 _TEXT_BLOCKS = ("text", "input_text", "output_text")
 
