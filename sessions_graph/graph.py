@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from sessions_graph.clock import parse_timestamp, utcnow
 from sessions_graph.engines.base import ACTION_TYPES, ActionsAdded, Engine, ImportCursor
 from sessions_graph.errors import ConfigError, MemoryValidationError
+from sessions_graph.provenance import ORIGINS
 from sessions_graph.redact import redact_counted
 from sessions_graph.settings import Settings, load_settings
 from sessions_graph.validation import (
@@ -39,6 +40,7 @@ MAX_ACTION_CHARS = 200_000
 #: How far past that cut redaction reads, so that the cut cannot leave the
 #: head of a secret whose tail no rule then sees.
 _REDACTION_MARGIN = 4096
+
 
 def _models() -> Any:
     # pydantic costs ~80 ms to import; hooks only write, so they never pay it.
@@ -73,9 +75,7 @@ def open_engine(
             **limits,
         )
     if settings.engine_name != "embedded":
-        raise ConfigError(
-            f"unknown engine {settings.engine_name!r}: use 'embedded' or 'memgraph'"
-        )
+        raise ConfigError(f"unknown engine {settings.engine_name!r}: use 'embedded' or 'memgraph'")
     from sessions_graph.engines.sqlite import SQLiteEngine
 
     return SQLiteEngine(settings.db, wait_budget=wait_budget, checkpoint_on_close=not fail_fast)
@@ -129,9 +129,7 @@ class SessionsGraph:
         return info
 
     # -- memories ----------------------------------------------------------
-    def save_memory(
-        self, user_id: str, content: str, session_id: str | None = None
-    ) -> Memory:
+    def save_memory(self, user_id: str, content: str, session_id: str | None = None) -> Memory:
         """Store a new memory for ``user_id`` (linked to ``session_id`` if given)."""
         check_id(user_id, "user_id")
         check_content(content)
@@ -387,7 +385,6 @@ class SessionsGraph:
             return "codex"
         return "claude-code"
 
-
     def session_entities(self, session_id: str) -> list[EntityMention]:
         """Entities mentioned in a session, as this session mentions them: the
         type is the first its chunks gave, the description joins its chunks'
@@ -605,6 +602,9 @@ def _action_row(action: Mapping[str, Any]) -> dict[str, Any]:
         value = action.get(key)
         if value is not None and (not isinstance(value, str) or len(value) > 512):
             raise MemoryValidationError(f"action {key} must be a string of at most 512 characters")
+    origin = action.get("origin")
+    if origin is not None and origin not in ORIGINS:
+        raise MemoryValidationError(f"invalid origin {origin!r}: one of {', '.join(ORIGINS)}")
     return {
         "action_id": check_id(action.get("action_id"), "action_id"),
         "action_type": action_type,
@@ -616,12 +616,13 @@ def _action_row(action: Mapping[str, Any]) -> dict[str, Any]:
         "tool_name": _valid_utf8(action.get("tool_name")),
         "tool_use_id": _valid_utf8(action.get("tool_use_id")),
         "is_error": bool(action.get("is_error", False)),
+        # None: the engine reads it from what the action is (``provenance``).
+        "origin": origin,
     }
 
 
 def _valid_utf8(text: str | None) -> str | None:
     return None if text is None else without_surrogates(text)
-
 
 
 def _start_time(value: object) -> str:

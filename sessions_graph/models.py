@@ -59,6 +59,9 @@ class Action(_Record):
     is_error: bool = False
     #: How many secrets redaction took out of ``text`` when it was recorded.
     redactions: int = 0
+    #: ``conversation``, or ``derived`` (our own output coming back) or
+    #: ``client`` (client context): kept, never recalled, injected or extracted.
+    origin: str = "conversation"
 
 
 class EntityMention(_Record):

@@ -6,8 +6,9 @@ WHERE e.name_key IN $name_keys
 MATCH (e)-[m:MENTIONED_IN]->(c:Chunk)<-[:HAS_CHUNK]-(unit)
 OPTIONAL MATCH (s:Session)-[:HAS_ACTION|PRODUCED_MEMORY]->(unit)
 WITH e, m, c, unit, s
-WHERE (s IS NOT NULL AND s.user_id = $user_id)
-   OR (s IS NULL AND unit:Memory AND unit.user_id = $user_id)
+WHERE ((s IS NOT NULL AND s.user_id = $user_id)
+       OR (s IS NULL AND unit:Memory AND unit.user_id = $user_id))
+  AND (unit:Memory OR coalesce(unit.origin, 'conversation') = 'conversation')
 RETURN e.entity_id AS name, m.entity_type AS entity_type, m.description AS description,
        CASE WHEN unit:Action THEN 'action' ELSE 'memory' END AS unit_kind,
        CASE WHEN unit:Action THEN unit.action_id ELSE unit.memory_id END AS unit_id,

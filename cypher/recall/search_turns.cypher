@@ -8,6 +8,7 @@ YIELD node, score
 WITH node AS a, score
 MATCH (s:Session {session_id: a.session_id})
 WHERE s.user_id = $user_id
+  AND coalesce(a.origin, 'conversation') = 'conversation'
   AND ($exclude IS NULL OR s.session_id <> $exclude)
   AND ($only IS NULL OR s.session_id = $only)
 WITH a, s, score, coalesce(a.timestamp, s.started_at) AS ts

@@ -3,4 +3,4 @@ MATCH (a:Action)
 WHERE a.session_id = $session_id
 WITH a ORDER BY a.seq
 RETURN 'action' AS unit_kind, a.action_id AS unit_id, a.text AS text,
-       a.content_hash AS content_hash
+       a.action_type AS action_type, a.origin AS origin, a.content_hash AS content_hash

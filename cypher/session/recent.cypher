@@ -3,6 +3,8 @@
 // last assistant message, cut to $preview_chars. The first / last are picked
 // with reduce over seq rather than by ORDER BY before collect, whose order
 // the documentation does not promise. (substring: querying/functions.)
+// Conversation actions only: a preview never quotes our Injected Context or
+// the client's boilerplate back.
 MATCH (:User {user_id: $user_id})-[:HAD_SESSION]->(s:Session)
 WHERE s.user_id = $user_id
   AND ($project_key IS NULL OR s.project_key = $project_key)
@@ -11,8 +13,10 @@ WITH s
 ORDER BY s.started_at DESC, s.session_id DESC
 LIMIT $limit
 OPTIONAL MATCH (s)-[:HAS_ACTION]->(asked:Action {action_type: 'user_message'})
+WHERE coalesce(asked.origin, 'conversation') = 'conversation'
 WITH s, collect(asked) AS asks
 OPTIONAL MATCH (s)-[:HAS_ACTION]->(said:Action {action_type: 'assistant_message'})
+WHERE coalesce(said.origin, 'conversation') = 'conversation'
 WITH s, asks, collect(said) AS answers
 WITH s,
      reduce(best = null, a IN asks |

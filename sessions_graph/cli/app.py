@@ -41,6 +41,13 @@ def setup() -> None:
         graph.setup()
         info = graph.status()
     typer.echo(f"ready: {info['engine']} at {info['location']} (schema {info['schema_version']})")
+    counts = info.get("counts") or {}
+    derived, client = counts.get("derived_actions", 0), counts.get("client_actions", 0)
+    if derived or client:
+        typer.echo(
+            f"kept out of recall, injection and extraction: {derived} derived actions"
+            f" (our own output), {client} client-context actions"
+        )
 
 
 @app.command()

@@ -185,6 +185,13 @@ class Engine(ABC):
         FOLLOWED_BY. An unknown session (and its user) is created, dated by
         the first action. A session that was reconciled or failed and
         receives new actions goes back to pending.
+
+        Each action is stored with its ``origin`` (``provenance``): the one
+        given, else read from what it is; a tool result answering a derived
+        call (same ``tool_use_id``, in the batch or stored) is derived. Only
+        conversation actions get Turn Index documents, written from their
+        ``conversation_text``; derived and client ones are not even their
+        neighbours' context.
         """
 
     @abstractmethod
@@ -208,7 +215,8 @@ class Engine(ABC):
     @abstractmethod
     def get_actions(self, session_id: str) -> list[Record]:
         """A session's actions in order (``seq`` ascending), ``redactions``
-        0 for an action stored without the count."""
+        0 for an action stored without the count, each with its ``origin``:
+        every action, derived and client ones too (fidelity)."""
 
     @abstractmethod
     def get_import_cursor(self, session_id: str) -> ImportCursor | None:
@@ -248,8 +256,9 @@ class Engine(ABC):
         record has ``session_id``, ``user_id``, ``started_at``, ``ended_at``,
         ``cwd``, ``project_key``, ``action_count``, and the session's first
         ``user_message`` and last ``assistant_message`` (by ``seq``):
-        ``first_user_message`` / ``last_assistant_message`` (their text cut to
-        ``preview_chars`` characters, None if there is none) with
+        ``first_user_message`` / ``last_assistant_message`` (conversation
+        actions only, their ``conversation_text`` cut to ``preview_chars``
+        characters, None if there is none) with
         ``first_user_message_at`` / ``last_assistant_message_at`` (their
         timestamps). Another user's session is never returned."""
 
@@ -361,9 +370,11 @@ class Engine(ABC):
 
     @abstractmethod
     def reconcilable_units(self, session_id: str) -> list[Record]:
-        """The session's Actions and produced Memories as units to chunk:
-        ``unit_kind`` ("action" | "memory"), ``unit_id``, ``text`` and
-        ``content_hash`` (of the text as last chunked, None if never)."""
+        """The session's conversation Actions (as their ``conversation_text``:
+        derived and client ones are never extracted) and produced Memories as
+        units to chunk: ``unit_kind`` ("action" | "memory"), ``unit_id``,
+        ``text`` and ``content_hash`` (of the text as last chunked, None if
+        never)."""
 
     @abstractmethod
     def set_unit_chunks(

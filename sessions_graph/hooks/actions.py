@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sessions_graph.provenance import origin
+
 #: One action as ``record_actions`` accepts it.
 Action = dict[str, Any]
 
@@ -31,7 +33,10 @@ def make_action(
     tool_name: str | None = None,
     tool_use_id: str | None = None,
     is_error: bool = False,
+    action_origin: str | None = None,
 ) -> Action:
+    """An action, with its origin (``provenance``): ``action_origin`` when the
+    capture knows better than the text can tell, else read from what it is."""
     return {
         "action_id": action_id,
         "action_type": action_type,
@@ -40,4 +45,5 @@ def make_action(
         "tool_name": tool_name,  # callers pass these through ``short``
         "tool_use_id": tool_use_id,
         "is_error": is_error,
+        "origin": action_origin or origin(action_type, text, tool_name),
     }

@@ -21,6 +21,9 @@ from typing import Any
 from sessions_graph.hooks.actions import Action, make_action, short
 from sessions_graph.validation import ID_PATTERN
 
+#: Content block types that carry text.
+_TEXT_BLOCKS = ("text", "input_text", "output_text")
+
 
 def block_id(uuid: str, index: int) -> str | None:
     """The action id of block ``index`` of the entry ``uuid`` (None if invalid)."""
@@ -37,7 +40,8 @@ def content_text(content: Any) -> str:
     parts = []
     for block in content:
         if isinstance(block, dict):
-            if block.get("type") == "text" and isinstance(block.get("text"), str):
+            # Codex's tool outputs hold ``input_text`` blocks (an MCP result).
+            if block.get("type") in _TEXT_BLOCKS and isinstance(block.get("text"), str):
                 parts.append(block["text"])
             elif block.get("type") == "image":
                 parts.append("[image]")

@@ -65,6 +65,10 @@ def entry_actions(entry: dict[str, Any], session_id: str, offset: int) -> list[A
         args = item.get("arguments", item.get("input", item.get("action")))
         text = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
         name = item.get("name") or kind.removesuffix("_call")
+        namespace = item.get("namespace")
+        if isinstance(namespace, str) and namespace and isinstance(name, str):
+            # An MCP tool: Codex names it ``recall`` in ``mcp__<server>``.
+            name = f"{namespace}__{name}"
         return [
             make_action(
                 line_id(session_id, offset),

@@ -305,7 +305,10 @@ class MemgraphEngine(Memories, Sessions, MemoryFiles, Reconcile, Recall, Forget,
         workspaces = sorted(found | set(self._setup_workspaces))
         create_schema(self._auto, self._ddl, setup_schema(workspaces))
         self._workspaces.update(workspaces)
-        # Actions stored before the turn index existed get their documents.
+        # Actions stored before origins were kept get theirs, and lose their
+        # documents and chunks when they are not conversation ...
+        self._mark_origins()
+        # ... and actions stored before the turn index existed get their documents.
         self._index_unindexed_sessions()
         self._write(lambda tx: _rows(tx, "schema/set_version", version=SCHEMA_VERSION))
 
@@ -333,8 +336,16 @@ class MemgraphEngine(Memories, Sessions, MemoryFiles, Reconcile, Recall, Forget,
             "engine": self.name,
             "location": self.location,
             "schema_version": version,
-            "counts": self._read("admin/counts")[0] if version == SCHEMA_VERSION else {},
+            "counts": self._counts() if version == SCHEMA_VERSION else {},
         }
+
+    def _counts(self) -> Record:
+        counts = self._read("admin/counts")[0]
+        # Actions kept out of recall, injection and extraction: what ``setup``
+        # reports (as the embedded engine's status).
+        for row in self._read("admin/origin_counts"):
+            counts[f"{row['origin']}_actions"] = row["actions"]
+        return counts
 
     def user_counts(self, user_id: str) -> Record:
         return self._read("admin/user_counts", user_id=user_id)[0]

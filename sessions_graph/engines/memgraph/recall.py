@@ -19,6 +19,7 @@ from sessions_graph.engines.base import Record
 from sessions_graph.engines.memgraph.rows import _rows, user_key
 from sessions_graph.index_text.records import group_entity_units
 from sessions_graph.index_text.turns import TURN_CONTEXT_WEIGHT, TURN_RADIUS, turn_documents
+from sessions_graph.provenance import conversation_rows
 
 
 def turn_search_query(terms: Sequence[Sequence[str]], field: str, key: str) -> str:
@@ -36,12 +37,15 @@ class Recall:
 
     def _index_turns(self, tx: Any, session_id: str, user_id: str, first_seq: int) -> None:
         """Write the documents of the session's actions from ``first_seq`` on,
-        and the contexts of the ones just before them (their new neighbours)."""
-        rows = _rows(
-            tx,
-            "recall/session_tail",
-            session_id=session_id,
-            from_seq=first_seq - 2 * TURN_RADIUS,
+        and the contexts of the ones just before them (their new neighbours):
+        conversation ones only, from their ``conversation_text``."""
+        rows = conversation_rows(
+            _rows(
+                tx,
+                "recall/session_tail",
+                session_id=session_id,
+                from_seq=first_seq - 2 * TURN_RADIUS,
+            )
         )
         documents = turn_documents(rows, first_seq)
         if documents:

@@ -17,6 +17,7 @@ from sessions_graph.engines import lightrag_fields as fields
 from sessions_graph.engines.base import EXTRACTORS, FAILED, LLM_EXTRACTOR, Record
 from sessions_graph.engines.memgraph.rows import _STATUS_PARAMS, _count, _rows, _session_record
 from sessions_graph.errors import MemoryValidationError
+from sessions_graph.provenance import conversation_units
 from sessions_graph.validation import check_workspace
 
 
@@ -83,8 +84,9 @@ class Reconcile:
 
     # -- units and chunks ------------------------------------------------------
     def reconcilable_units(self, session_id: str) -> list[Record]:
-        return self._read("reconcile/action_units", session_id=session_id) + self._read(
-            "reconcile/memory_units", session_id=session_id
+        return conversation_units(
+            self._read("reconcile/action_units", session_id=session_id)
+            + self._read("reconcile/memory_units", session_id=session_id)
         )
 
     def set_unit_chunks(

@@ -15,6 +15,10 @@ from sessions_graph.clock import utcnow
 from sessions_graph.engines.base import ActionsAdded, ImportCursor, Record, not_found_for_user
 from sessions_graph.engines.memgraph.rows import _STATUS_PARAMS, _count, _rows, _session_record
 from sessions_graph.errors import MemoryValidationError
+from sessions_graph.provenance import CONVERSATION, conversation_text, mark, origin
+
+#: Actions classified per transaction when ``setup`` marks older ones.
+ORIGIN_BATCH = 500
 
 
 class Sessions:
@@ -70,6 +74,7 @@ class Sessions:
             new, foreign = self._new_actions(tx, session_id, actions)
             if not new:
                 return ActionsAdded(0, foreign)
+            mark(new, _derived_calls(tx, session_id, new))
             known = state[0] if state else {"action_count": 0, "last_action_id": None}
             rows, links = _number_actions(new, known["action_count"] or 0, known["last_action_id"])
             _rows(tx, "action/create", session_id=session_id, actions=rows)
@@ -94,7 +99,7 @@ class Sessions:
         new: dict[str, Record] = {}
         for action in actions:
             if action["action_id"] not in stored:
-                new.setdefault(action["action_id"], action)
+                new.setdefault(action["action_id"], dict(action))
         return list(new.values()), foreign
 
     def _queue(self, session_id: str, ended_at: str | None) -> bool:
@@ -150,6 +155,13 @@ class Sessions:
         )
         for row in rows:
             row["action_count"] = row.get("action_count") or 0
+            # A prompt that carried a <system-reminder>: the element is cut.
+            for key, kind in (
+                ("first_user_message", "user_message"),
+                ("last_assistant_message", "assistant_message"),
+            ):
+                if row.get(key):
+                    row[key] = conversation_text(row[key], kind)
         return rows
 
     def get_import_cursor(self, session_id: str) -> ImportCursor | None:
@@ -172,6 +184,57 @@ class Sessions:
                 fingerprint=fingerprint,
             )
         )
+
+    def _mark_origins(self) -> dict[str, int]:
+        """Give the actions stored before origins were kept theirs (schema
+        version 6, run by ``setup``): classified a batch per transaction with
+        ``provenance.origin``, then results of derived calls marked derived.
+        Every session that held a derived or client action, or a message
+        with an element cut out, loses those actions' chunks (and the
+        entities only they held), gets its turn documents written again
+        and goes back to reconciliation. Returns how many were marked, by
+        origin."""
+        marked: dict[str, int] = {}
+        recut: set[str] = set()
+        while batch := self._read("schema/unmarked_actions", limit=ORIGIN_BATCH):
+            marks = []
+            for row in batch:
+                text = row["text"] or ""
+                kind = origin(row["action_type"], text, row["tool_name"])
+                marks.append({"action_id": row["action_id"], "origin": kind})
+                if kind != CONVERSATION or conversation_text(text, row["action_type"]) != text:
+                    recut.add(row["session_id"])
+                if kind != CONVERSATION:
+                    marked[kind] = marked.get(kind, 0) + 1
+            self._write(lambda tx, m=marks: _rows(tx, "schema/set_origins", marks=m))
+        results = self._write(lambda tx: _rows(tx, "schema/derived_results"))
+        if results:
+            marked["derived"] = marked.get("derived", 0) + len(results)
+            recut.update(r["session_id"] for r in results)
+        for session_id in sorted(recut):
+            self._write(lambda tx, s=session_id: self._recut_session(tx, s))
+        return marked
+
+    def _recut_session(self, tx: Any, session_id: str) -> None:
+        """A session's derived and client actions out of the turn index and
+        of its chunks; its conversation's documents written again."""
+        state = _rows(tx, "session/action_state", session_id=session_id)
+        if not state:
+            return
+        dropped: list[str] = []
+        for row in _rows(tx, "schema/unindex_context", session_id=session_id):
+            dropped += [
+                r["hash"]
+                for r in _rows(
+                    tx,
+                    "reconcile/detach_action_chunks",
+                    unit_id=row["action_id"],
+                    content_hash=None,
+                )
+            ]
+        self._collect_garbage(tx, dropped)
+        self._index_turns(tx, session_id, state[0]["owner"], 0)
+        self._touch(tx, session_id)
 
     def get_actions_page(self, session_id: str, offset: int, limit: int) -> list[Record]:
         rows = self._read("action/page", session_id=session_id, start=offset, stop=offset + limit)
@@ -197,9 +260,21 @@ def _number_actions(
                 "tool_use_id": action.get("tool_use_id"),
                 "is_error": bool(action.get("is_error", False)),
                 "redactions": int(action.get("redactions") or 0),
+                "origin": action.get("origin") or CONVERSATION,
             }
         )
         if previous is not None:
             links.append({"previous": previous, "next": action["action_id"]})
         previous = action["action_id"]
     return rows, links
+
+
+def _derived_calls(tx: Any, session_id: str, actions: Sequence[Record]) -> set[str]:
+    """The tool_use_ids of the session's stored derived calls that the
+    batch's tool results answer (the call may have come in an earlier batch)."""
+    results = [a for a in actions if a["action_type"] == "tool_result"]
+    wanted = sorted({a["tool_use_id"] for a in results if a.get("tool_use_id")})
+    if not wanted:
+        return set()
+    rows = _rows(tx, "action/derived_calls", session_id=session_id, tool_use_ids=wanted)
+    return {r["tool_use_id"] for r in rows}

@@ -181,6 +181,13 @@ class SQLiteEngine(Memories, Sessions, MemoryFiles, Reconcile, Recall, Forget, E
         if version == SCHEMA_VERSION:
             for table in ("users", "sessions", "actions", "memories", "chunks", "entities"):
                 counts[table] = self._read(f"SELECT count(*) FROM {table}")[0][0]
+            # Actions kept out of recall, injection and extraction (migration
+            # 12 marks the ones stored before): what ``setup`` reports.
+            for origin, count in self._read(
+                "SELECT origin, count(*) FROM actions WHERE origin != 'conversation'"
+                " GROUP BY origin"
+            ):
+                counts[f"{origin}_actions"] = count
         return {
             "engine": self.name,
             "location": str(self.path),

@@ -13,6 +13,7 @@ from sessions_graph.engines.base import Record
 from sessions_graph.engines.sqlite.rows import _ACTION_COLUMNS, _action_record
 from sessions_graph.index_text.records import group_entity_units
 from sessions_graph.index_text.turns import TURN_RADIUS, turn_documents
+from sessions_graph.provenance import conversation_rows
 
 #: A recall term found in more turn documents than this is a common term
 #: (``Recall._turn_matches``), left out of the search when others remain.
@@ -42,12 +43,16 @@ class Recall:
         """Index the session's actions from ``first_seq`` on and rewrite the
         context of the ones just before them: a batch costs one document per
         new action plus at most ``TURN_RADIUS`` rewritten."""
-        rows = conn.execute(
-            "SELECT a.action_id, a.seq, a.action_type, a.text, a.timestamp, d.rowid AS doc"
-            " FROM actions a LEFT JOIN turn_docs d ON d.action_id = a.action_id"
-            " WHERE a.session_id = ? AND a.seq >= ? ORDER BY a.seq",
-            (session_id, first_seq - 2 * TURN_RADIUS),
-        ).fetchall()
+        # Conversation only (``provenance``): derived and client actions are
+        # neither documents nor their neighbours' context.
+        rows = conversation_rows(
+            conn.execute(
+                "SELECT a.action_id, a.seq, a.action_type, a.text, a.timestamp, a.origin,"
+                " d.rowid AS doc FROM actions a LEFT JOIN turn_docs d ON d.action_id = a.action_id"
+                " WHERE a.session_id = ? AND a.seq >= ? ORDER BY a.seq",
+                (session_id, first_seq - 2 * TURN_RADIUS),
+            ).fetchall()
+        )
         by_id = {r["action_id"]: r for r in rows}
         for document in turn_documents(rows, first_seq):
             row = by_id[document["action_id"]]
@@ -80,7 +85,8 @@ class Recall:
         sessions = conn.execute(
             "SELECT DISTINCT a.session_id, s.user_id FROM actions a"
             " JOIN sessions s ON s.session_id = a.session_id"
-            " WHERE NOT EXISTS (SELECT 1 FROM turn_docs d WHERE d.action_id = a.action_id)"
+            " WHERE a.origin = 'conversation'"
+            " AND NOT EXISTS (SELECT 1 FROM turn_docs d WHERE d.action_id = a.action_id)"
         ).fetchall()
         for session_id, user_id in sessions:
             self._index_turns(conn, session_id, user_id, 0)
@@ -181,7 +187,7 @@ class Recall:
             f" {', '.join('a.' + c for c in _ACTION_COLUMNS.split(', '))}"
             " FROM actions h JOIN sessions s ON s.session_id = h.session_id AND s.user_id = ?"
             " JOIN actions a ON a.session_id = h.session_id"
-            "   AND a.seq BETWEEN h.seq - ? AND h.seq + ?"
+            "   AND a.seq BETWEEN h.seq - ? AND h.seq + ? AND a.origin = 'conversation'"
             " WHERE h.action_id IN (SELECT value FROM json_each(?))",
             (user_id, radius, radius, json.dumps(list(action_ids))),
         )
@@ -201,6 +207,7 @@ class Recall:
             " LEFT JOIN memories mm ON uc.unit_kind = 'memory' AND mm.memory_id = uc.unit_id"
             " LEFT JOIN sessions s ON s.session_id = coalesce(a.session_id, mm.session_id)"
             " WHERE e.name_key IN (SELECT value FROM json_each(?))"
+            "   AND (a.action_id IS NULL OR a.origin = 'conversation')"
             "   AND (s.user_id = ? OR (s.session_id IS NULL AND mm.user_id = ?))"
             " ORDER BY e.name, m.chunk_hash",
             (json.dumps(list(name_keys)), user_id, user_id),

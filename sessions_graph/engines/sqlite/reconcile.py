@@ -20,6 +20,7 @@ from sessions_graph.engines.base import (
 )
 from sessions_graph.engines.sqlite.rows import _SESSION_COLUMNS, _session_record
 from sessions_graph.errors import MemoryValidationError
+from sessions_graph.provenance import conversation_units
 from sessions_graph.validation import check_workspace
 
 #: The table holding each kind of reconcilable unit.
@@ -93,10 +94,10 @@ class Reconcile:
 
     def reconcilable_units(self, session_id: str) -> list[Record]:
         rows = self._read(
-            "SELECT 'action' AS unit_kind, a.action_id AS unit_id, a.text, h.content_hash"
-            " FROM actions a LEFT JOIN unit_hashes h"
+            "SELECT 'action' AS unit_kind, a.action_id AS unit_id, a.text, a.action_type,"
+            " a.origin, h.content_hash FROM actions a LEFT JOIN unit_hashes h"
             "   ON h.unit_kind = 'action' AND h.unit_id = a.action_id"
-            " WHERE a.session_id = ? ORDER BY a.seq",
+            " WHERE a.session_id = ? AND a.origin = 'conversation' ORDER BY a.seq",
             (session_id,),
         ) + self._read(
             "SELECT 'memory' AS unit_kind, m.memory_id AS unit_id, m.content AS text,"
@@ -105,7 +106,7 @@ class Reconcile:
             " WHERE m.session_id = ? ORDER BY m.created_at, m.memory_id",
             (session_id,),
         )
-        return [dict(r) for r in rows]
+        return conversation_units(rows)
 
     def set_unit_chunks(
         self, unit_kind: str, unit_id: str, content_hash: str, chunks: Sequence[Record]

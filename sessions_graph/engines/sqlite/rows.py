@@ -17,7 +17,7 @@ _SESSION_COLUMNS = (
 )
 _ACTION_COLUMNS = (
     "action_id, session_id, seq, action_type, text, timestamp, tool_name, tool_use_id, is_error,"
-    " redactions"
+    " redactions, origin"
 )
 # A write that changes a session's content: bump its version and send a
 # finished reconciliation back to the queue (a running one is sent back by

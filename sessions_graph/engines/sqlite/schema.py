@@ -12,6 +12,7 @@ from pathlib import Path
 
 from sessions_graph.errors import StoreError
 from sessions_graph.index_text.turns import asks, speaker, tells_time
+from sessions_graph.provenance import conversation_text, origin
 
 MIGRATIONS: list[str] = [
     # 1: users, memories (+ full-text index), sessions, actions.
@@ -267,6 +268,39 @@ MIGRATIONS: list[str] = [
         SELECT sg_tells_time(a.text) FROM actions a WHERE a.action_id = turn_docs.action_id
     ), 0);
     """,
+    # 12: each action's origin (sessions_graph.provenance): conversation, or
+    # derived (our own Injected Context, our MCP tools' calls and their
+    # results) or client context (what the client writes into the
+    # transcript), which are kept but never indexed, injected or extracted.
+    # Existing actions are classified in Python (``sg_origin``), a result by
+    # its call; their chunks go (and the entities only they held, by the
+    # triggers of 2), and the turn documents of every session that held one,
+    # or a message with an element cut out (``sg_recut``), are written again
+    # by ``index_unindexed_turns`` after the migrations.
+    """
+    ALTER TABLE actions ADD COLUMN origin TEXT NOT NULL DEFAULT 'conversation';
+    UPDATE actions SET origin = sg_origin(action_type, text, tool_name);
+    UPDATE actions SET origin = 'derived'
+    WHERE action_type = 'tool_result' AND origin = 'conversation' AND tool_use_id IS NOT NULL
+      AND EXISTS (SELECT 1 FROM actions c WHERE c.session_id = actions.session_id
+                  AND c.action_type = 'tool_call' AND c.tool_use_id = actions.tool_use_id
+                  AND c.origin = 'derived');
+    CREATE TEMP TABLE recut_sessions AS
+        SELECT DISTINCT session_id FROM actions
+        WHERE origin != 'conversation' OR sg_recut(text, action_type);
+    DELETE FROM unit_chunks WHERE unit_kind = 'action'
+      AND unit_id IN (SELECT action_id FROM actions WHERE origin != 'conversation');
+    DELETE FROM unit_hashes WHERE unit_kind = 'action'
+      AND unit_id IN (SELECT action_id FROM actions WHERE origin != 'conversation');
+    DELETE FROM turns_fts WHERE rowid IN (
+        SELECT rowid FROM turn_docs WHERE session_id IN (SELECT session_id FROM recut_sessions));
+    DELETE FROM turn_docs WHERE session_id IN (SELECT session_id FROM recut_sessions);
+    UPDATE sessions SET content_version = content_version + 1,
+        reconciliation_status = CASE WHEN reconciliation_status IN ('reconciled', 'failed')
+                                     THEN 'pending' ELSE reconciliation_status END
+    WHERE session_id IN (SELECT session_id FROM recut_sessions);
+    DROP TABLE recut_sessions;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -293,6 +327,7 @@ def migrate(
     # journal_mode is persistent in the file, so it is set once here.
     conn.execute("PRAGMA journal_mode = WAL")
     _add_recall_functions(conn)
+    _add_origin_functions(conn)
     with write() as conn:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         for number in range(version, SCHEMA_VERSION):
@@ -310,6 +345,19 @@ def _add_recall_functions(conn: sqlite3.Connection) -> None:
     conn.create_function("sg_speaker", 1, lambda t: speaker(t or ""))
     conn.create_function("sg_asks", 1, lambda t: asks(t or ""))
     conn.create_function("sg_tells_time", 1, lambda t: tells_time(t or ""))
+
+
+def _add_origin_functions(conn: sqlite3.Connection) -> None:
+    """The SQL functions migration 12 classifies stored actions with: the
+    same rules the capture paths apply (``provenance``)."""
+    conn.create_function(
+        "sg_origin", 3, lambda kind, text, tool: origin(kind or "", text or "", tool)
+    )
+    conn.create_function(
+        "sg_recut",
+        2,
+        lambda text, kind: int(conversation_text(text or "", kind or "") != (text or "")),
+    )
 
 
 def _statements(script: str) -> list[str]:

@@ -6,6 +6,7 @@ the transcript import cursors. The transactions come from engine.py."""
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from collections.abc import Sequence
 
@@ -28,6 +29,7 @@ from sessions_graph.engines.sqlite.rows import (
     _session_record,
 )
 from sessions_graph.errors import MemoryValidationError
+from sessions_graph.provenance import conversation_text, mark
 
 
 class Sessions:
@@ -69,10 +71,13 @@ class Sessions:
                 (ids, session_id),
             ).fetchone()[0]
             seq = row[0] if row else 0
+            actions = [dict(a) for a in actions]
+            mark(actions, _derived_calls(conn, session_id, actions))
             added = 0
             for action in actions:
                 cursor = conn.execute(
-                    f"INSERT INTO actions({_ACTION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    f"INSERT INTO actions({_ACTION_COLUMNS})"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                     " ON CONFLICT(action_id) DO NOTHING",
                     (
                         action["action_id"],
@@ -85,6 +90,7 @@ class Sessions:
                         action.get("tool_use_id"),
                         int(bool(action.get("is_error"))),
                         int(action.get("redactions") or 0),
+                        action["origin"],
                     ),
                 )
                 added += cursor.rowcount
@@ -148,9 +154,12 @@ class Sessions:
     ) -> list[Record]:
         # Each preview is a correlated look-up on the (session_id, seq) index:
         # only the page's sessions are read, never their whole action lists.
+        # Conversation only: "where you left off" never quotes our own
+        # Injected Context or the client's boilerplate back.
         message = (
             "(SELECT {col} FROM actions a WHERE a.session_id = s.session_id"
-            " AND a.action_type = '{kind}' ORDER BY a.seq {order} LIMIT 1)"
+            " AND a.action_type = '{kind}' AND a.origin = 'conversation'"
+            " ORDER BY a.seq {order} LIMIT 1)"
         )
         first = message.format(col="{col}", kind="user_message", order="ASC")
         last = message.format(col="{col}", kind="assistant_message", order="DESC")
@@ -173,7 +182,7 @@ class Sessions:
                 "limit": limit,
             },
         )
-        return [dict(r) for r in rows]
+        return [_conversation_previews(dict(r)) for r in rows]
 
     def get_import_cursor(self, session_id: str) -> ImportCursor | None:
         rows = self._read(
@@ -201,3 +210,31 @@ class Sessions:
             (session_id, offset, offset + limit),
         )
         return [_action_record(r) for r in rows]
+
+
+def _derived_calls(conn: sqlite3.Connection, session_id: str, actions: list[Record]) -> set[str]:
+    """The tool_use_ids of the session's stored derived calls that the
+    batch's tool results answer: a result is derived when its call is, and
+    the call may have come in an earlier batch."""
+    wanted = [a["tool_use_id"] for a in actions if a["action_type"] == "tool_result"]
+    wanted = [w for w in wanted if w]
+    if not wanted:
+        return set()
+    rows = conn.execute(
+        "SELECT tool_use_id FROM actions WHERE session_id = ? AND action_type = 'tool_call'"
+        " AND origin = 'derived' AND tool_use_id IN (SELECT value FROM json_each(?))",
+        (session_id, json.dumps(wanted)),
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
+def _conversation_previews(row: Record) -> Record:
+    """A recent session's previews with any element cut out (a prompt that
+    carried a ``<system-reminder>``); the previews' actions are conversation."""
+    for key, kind in (
+        ("first_user_message", "user_message"),
+        ("last_assistant_message", "assistant_message"),
+    ):
+        if row.get(key):
+            row[key] = conversation_text(row[key], kind)
+    return row
