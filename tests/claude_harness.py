@@ -214,7 +214,11 @@ class ClaudeCode:
         self.home = root / "home"
         self.home.mkdir(parents=True, exist_ok=True)
         self.env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            # The package's own commands on PATH first, as an installed user
+            # has them: project-scope files run ``sessions-graph`` by name.
+            "PATH": os.pathsep.join(
+                [str(Path(sys.executable).parent), os.environ.get("PATH", "/usr/bin:/bin")]
+            ),
             "HOME": str(self.home),
             "LANG": "C.UTF-8",
             "ANTHROPIC_BASE_URL": api.url,
