@@ -610,8 +610,9 @@ RULES: tuple[_Rule, ...] = (
         rf"""(?<!\S)(?:-U|--user)(?:[ \t]{{1,64}}|=)["']?[^\s%"'\\]{{1,256}}%{_arg()}""",
         "smb",
         "rpcclient",
-        "net",
-        context=r"\b(?:smbclient|rpcclient|smbget|smbcacls|smbmap|net)\b",
+        "net rpc",
+        "net ads",
+        context=r"\b(?:smbclient|rpcclient|smbget|smbcacls|smbmap|net[ \t]+(?:rpc|ads))\b",
         name="smbclient -U user%password",
     ),
     # ``htpasswd -b [-c ...] FILE USER PASSWORD``, or ``-nb USER PASSWORD``.
