@@ -16,6 +16,12 @@ scripted model that answers at once: the pipeline's cost without the LLM.
 Goal: patterns >= 2,000 chunks/s, with the model >= 200 chunks/s.
 
     python bench/bench_extract.py [--chunks 2000] [--no-ner] [--json]
+    python bench/bench_extract.py --adversarial
+
+``--adversarial``: the pattern part on texts built to make a pattern scan the
+rest of a run from every position (a run of "a." before an "@" took 2 s at
+32 KB with the unbounded e-mail pattern), at 8 KB and 32 KB. Linear patterns
+take about 4x as long for 4x the text; quadratic ones 16x.
 """
 
 from __future__ import annotations
@@ -182,6 +188,25 @@ def pipeline_rate(chunks: list[dict[str, Any]], sessions: int, per_session: int 
     return elapsed
 
 
+#: Units repeated into adversarial texts (see ``--adversarial``).
+ADVERSARIAL = ["a.", "a+", "a.a.a.a.a@b.b.b.b.b.b.b1 ", "a@b-", "x.y@a.bc1.", "[", '{"a": [']
+
+
+def adversarial() -> None:
+    """Scaling of the pattern part on adversarial texts, 8 KB to 32 KB."""
+    from sessions_graph.reconcile.local.patterns import extract_patterns
+
+    print("unit                               ms@8K   ms@32K  ratio (linear ~4, quadratic ~16)")
+    for unit in ADVERSARIAL:
+        times = []
+        for size in (8_000, 32_000):
+            text = (unit * (size // len(unit) + 1))[:size] + " @"
+            started = time.process_time()
+            extract_patterns(text)
+            times.append((time.process_time() - started) * 1000)
+        print(f"{unit!r:32} {times[0]:8.1f} {times[1]:8.1f} {times[1] / max(times[0], 0.01):6.1f}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--chunks", type=int, default=2000, help="chunks per speed run")
@@ -189,7 +214,11 @@ def main() -> int:
     parser.add_argument("--show-errors", action="store_true", help="list misses (dev part)")
     parser.add_argument("--sessions", type=int, default=100, help="sessions for the pipeline run")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--adversarial", action="store_true", help="scaling on adversarial texts")
     args = parser.parse_args()
+    if args.adversarial:
+        adversarial()
+        return 0
 
     chunks = load()
     patterns = LocalExtractor(use_ner=False)

@@ -247,6 +247,10 @@ class _Parser:
         return And(tuple(must), tuple(must_not))
 
     def parse_unary(self) -> Node | None:
+        if self.peek() is None:
+            # Only an opening parenthesis leaves the parser wanting a term
+            # at the end: ``cache (``, ``docker AND (``.
+            raise InvalidQueryError("unbalanced parenthesis in query")
         kind, text = self.take()
         if kind == "(":
             self.depth += 1

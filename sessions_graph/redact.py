@@ -78,6 +78,7 @@ class _Rule:
         "_source",
         "hints",
         "kinds",
+        "name",
     )
 
     def __init__(
@@ -92,7 +93,11 @@ class _Rule:
         back: int | str | None = 0,
         lines: int = 1,
         plain_value: bool = False,
+        name: str = "",
     ) -> None:
+        #: What the rule catches, in a word or a sample (``curl -u user:password``):
+        #: unique, so that a test can require a probe that only this rule catches.
+        self.name = name or (kinds if isinstance(kinds, str) else "")
         #: The marker kind, or {group: kind} when the group that took part in
         #: the match names it: one pattern for several key words compiles
         #: once, and compiling is most of what a hook process pays here.
@@ -237,19 +242,27 @@ def _rule(
     back: int | str | None = 0,
     lines: int = 1,
     plain_value: bool = False,
+    name: str,
 ) -> _Rule:
     """A rule that replaces its ``secret`` group, or the whole match if it has
     none, with the marker; ``context`` must occur earlier on the same line."""
     if context is not None:
         back = None  # the match is not where the hint (the command) is
     return _Rule(
-        kinds, regex, hints, context=context, back=back, lines=lines, plain_value=plain_value
+        kinds,
+        regex,
+        hints,
+        context=context,
+        back=back,
+        lines=lines,
+        plain_value=plain_value,
+        name=name,
     )
 
 
 def _shape(kind: str, regex: str, *hints: str) -> _Rule:
     """A provider token, matched case-sensitively and only at the start of a word."""
-    return _Rule(kind, regex, hints, flags=re.ASCII | re.VERBOSE, shape=True, back=None)
+    return _Rule(kind, regex, hints, flags=re.ASCII | re.VERBOSE, shape=True, back=None, name=kind)
 
 
 # --- Building blocks (verbose-mode regex source, shared by several rules) ---
@@ -309,6 +322,30 @@ _VALUE = r"""
       | (?=[^\s"'`;]{3}) (?:[^\s"'`;\\]|\\(?![nrt"]))+
     ))
 """
+
+
+def _arg(stop: str = "") -> str:
+    """A command-line argument that is a password: quoted, up to its closing
+    quote (``-p 'Pa55&word'``; a quoted shell variable is a reference and
+    stays), or bare, up to whitespace, a quote or a shell operator (or one
+    of ``stop``). A bare value never starts with an escaped quote: in a JSON
+    tool call, ``-p \\"x\\"`` is left to the decoded view, which sees the
+    quotes, so that only the password is cut and the JSON stays valid."""
+    stop = re.escape(stop)
+    return rf"""
+    (?P<q>["'])?
+    (?P<secret>(?(q)
+        (?!\$\{{?\w{{1,64}}\}}?(?P=q)) (?:\\.|(?!(?P=q))[^\\\n])+
+      | (?:[^\s"'`;|&<>\\{stop}]|\\(?![nrt"']))+
+    ))
+"""
+
+
+#: A positional argument before the password (a file, a user name).
+_WORD_ARG = r"""(?:"[^"\n]{0,256}"|'[^'\n]{0,256}'|[^\s"'\\]{1,256})"""
+#: htpasswd's flags (``-b``, ``-bc``, ``-B -b``) and the space after them.
+_HTPASSWD_FLAGS = r"(?:[ \t]{1,64}-[A-Za-z]{1,8}){1,4}[ \t]{1,64}"
+
 #: ``=``, ``=>`` or ``:=`` take any value; ``:`` only a quoted one or one with
 #: a digit or symbol, because ``Password: required`` and ``token: str`` are
 #: prose and annotations far more often than credentials (``_yaml_key`` takes
@@ -387,6 +424,7 @@ RULES: tuple[_Rule, ...] = (
             (?:-----END[ ][A-Z0-9 ]{0,64}PRIVATE[ ]KEY[A-Z0-9 ]{0,64}-----|\Z)""",
         "private key",
         back=None,
+        name="private key block",
     ),
     # An AWS secret key has no prefix of its own; after its access key id on
     # the same line (the console's credentials CSV, a shell's output) a
@@ -401,17 +439,13 @@ RULES: tuple[_Rule, ...] = (
         "asia",
         "redacted:aws_access_key",
         back=1,
+        name="aws secret key after its key id",
     ),
     # Provider token shapes, recognisable wherever they appear.
     _shape("anthropic_api_key", r"sk-ant-[\w\-]{16,}", "sk-ant-"),
-    _shape("openai_api_key", r"sk-(?:proj-|svcacct-|admin-)?[\w\-]{16,}", "sk-"),
-    _shape(
-        "stripe_key",
-        r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{16,}",
-        "_live_",
-        "_test_",
-        "whsec_",
-    ),
+    _shape("openai_api_key", r"sk-(?!ant-)(?:proj-|svcacct-|admin-)?[\w\-]{16,}", "sk-"),
+    _shape("stripe_key", r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}", "_live_", "_test_"),
+    _shape("stripe_webhook_secret", r"whsec_[A-Za-z0-9]{16,}", "whsec_"),
     _shape("github_token", r"gh[pousr]_[A-Za-z0-9]{20,}|github_pat_\w{20,}", "gh", "github_pat_"),
     _shape("gitlab_token", r"gl(?:pat|dt|rt|ptt|cbt|ft|oas)-[\w\-]{20,}", "gl"),
     _shape("slack_token", r"(?:xox[abposre]|xapp)-[A-Za-z0-9\-]{10,}", "xox", "xapp-"),
@@ -425,6 +459,15 @@ RULES: tuple[_Rule, ...] = (
     _shape("twilio_api_key", r"SK[0-9a-f]{32}\b", "sk"),
     _shape("sendgrid_api_key", r"SG\.[\w\-]{20,}\.[\w\-]{20,}", "sg."),
     _shape("jwt", r"(?<![\w\-])eyJ[\w\-]{8,}\.[\w\-]{8,}\.[\w\-]{8,}", "eyj"),
+    # A Telegram bot token, ``<bot id>:AA<33 more>``, bare or in the Bot API's
+    # URLs (``api.telegram.org/bot<token>/sendMessage``), where it follows "bot".
+    _rule(
+        "telegram_bot_token",
+        r"(?-i:(?:(?<=bot)|(?<![\w:]))(?P<secret>\d{6,12}:AA[\w\-]{30,40})(?![\w\-]))",
+        ":aa",
+        back=12,
+        name="telegram_bot_token",
+    ),
     # URLs: webhook paths are the credential; so are a userinfo password (which
     # may itself hold "@": the last "@" before the host ends it) and query or
     # fragment parameters named like secrets (Azure SAS ``sig``, ``X-Amz-Signature``).
@@ -432,13 +475,20 @@ RULES: tuple[_Rule, ...] = (
         "slack_webhook",
         r"hooks\.slack\.com/(?:services|workflows|triggers)/(?P<secret>[\w/\-]+)",
         "hooks.slack",
+        name="slack_webhook",
     ),
-    _rule("discord_webhook", r"discord(?:app)?\.com/api/webhooks/(?P<secret>[\w/\-]+)", "discord"),
+    _rule(
+        "discord_webhook",
+        r"discord(?:app)?\.com/api/webhooks/(?P<secret>[\w/\-]+)",
+        "discord",
+        name="discord_webhook",
+    ),
     _rule(
         "url_password",
         r"\b[a-z][\w+.\-]{0,30}://[^\s:/@]{0,256}:(?P<secret>[^\s/]{1,512})@",
         "://",
         back=31,
+        name="url_password",
     ),
     _rule(
         "url_secret",
@@ -447,6 +497,7 @@ RULES: tuple[_Rule, ...] = (
         "?",
         "&",
         "#",
+        name="url_secret",
     ),
     # HTTP headers. With a scheme, everything after it; without, a value that
     # looks like a credential, so "Authorization: required" reads on.
@@ -456,18 +507,21 @@ RULES: tuple[_Rule, ...] = (
             (?:bearer|basic|token|digest|negotiate|ntlm|apikey|aws4-hmac-sha256)[ \t]{1,64}
             (?P<secret>[^\s"'`,]+)""",
         "authorization",
+        name="authorization with a scheme",
     ),
     _rule(
         "authorization",
         r"""\bauthorization["']?[ \t]{0,64}[:=][ \t]{0,64}["']?
             (?P<secret>(?=[^\s"'`,]{0,256}[\d=+/_.\-])[^\s"'`,]{8,})""",
         "authorization",
+        name="authorization without a scheme",
     ),
     _rule(
         "bearer_token",
         r"""\bbearer[ \t]{1,64}
             (?P<secret>(?=[\w\-.~+/]{0,256}\d)[\w\-.~+/]{8,}=*|[\w\-.~+/]{20,}=*)""",
         "bearer",
+        name="bearer_token",
     ),
     # A cookie header carries nothing but session state: all of it goes.
     _rule(
@@ -476,46 +530,137 @@ RULES: tuple[_Rule, ...] = (
             (?P<q>["'])?(?P<secret>(?(q)(?:(?!(?P=q))[^\n])+|(?=[^\n"'`]{0,512}=)[^\n"'`]+))""",
         "cookie",
         back=4,
+        name="cookie",
     ),
     # Command lines whose secret follows a short or positional argument: the
-    # command must come earlier on the same (logical) line.
+    # command must come earlier on the same (logical) line. The value is an
+    # ``_arg``: quoted or bare, and in a JSON tool call found in the decoded
+    # view, so that only the password is cut out and the JSON stays JSON.
     _rule(
         "password",
-        r"""(?<!\S)(?:-u|--user|--proxy-user|-U)(?:[ \t]{1,64}|=)?["']?
-            [^\s:"']{0,256}:(?P<secret>[^\s"']+)""",
+        rf"""(?<!\S)(?:-u|--user|--proxy-user|-U)(?:[ \t]{{1,64}}|=)?["']?
+            [^\s:"'\\]{{0,256}}:{_arg()}""",
         "curl",
         context=r"\bcurl\b",
+        name="curl -u user:password",
     ),
     _rule(
         "password",
-        r"[ \t](?-i:-p)(?:[ \t]{1,64}|=)(?P<secret>[^\s\"']+)",
+        rf"[ \t](?-i:-p)(?:[ \t]{{1,64}}|=)(?!-){_arg()}",
         "login",
-        context=r"""\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm)(?:[ \t]+registry)?
-            [ \t]+login\b""",
+        "mongo",
+        context=r"""\b(?:(?:(?:docker|podman|nerdctl|buildah|skopeo|oras|helm)(?:[ \t]+registry)?
+            |oc|az)[ \t]+login
+            |mongo(?:sh|dump|restore|export|import|stat|top|files)?)\b""",
+        name="login -p password",
     ),
-    _rule("password", r"\bsshpass[ \t]{1,64}-p[ \t]{0,64}(?P<secret>[^\s\"']+)", "sshpass"),
-    # ``mysql -pSECRET`` (attached; ``-p db`` would prompt and name a database;
-    # ``-P`` is the port).
     _rule(
         "password",
-        r"[ \t](?-i:-p)(?P<secret>[^\s\"']+)",
+        rf"[ \t](?-i:-p)[ \t]{{0,64}}(?!-){_arg()}",
+        "sshpass",
+        context=r"\bsshpass\b",
+        name="sshpass -p",
+    ),
+    # ``mysql -pSECRET`` (attached; ``-p db`` would prompt and name a database;
+    # ``-P`` is the port), and 7-Zip's ``-pSECRET``.
+    _rule(
+        "password",
+        rf"[ \t](?-i:-p){_arg()}",
         "mysql",
         "mariadb",
-        context=r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump)\b",
+        "7z",
+        context=r"\b(?:mysql|mysqldump|mysqladmin|mariadb|mariadb-dump|7z|7za|7zr)\b",
+        name="mysql -pPASSWORD",
     ),
     _rule(
         "password",
-        r"[ \t](?-i:-a)[ \t]{1,64}(?P<secret>[^\s\"']+)",
+        rf"[ \t](?-i:-a)[ \t]{{1,64}}(?!-){_arg()}",
         "redis-cli",
         context=r"\bredis-cli\b",
+        name="redis-cli -a",
     ),
-    _rule("password", r"\bpass:(?P<secret>[^\s\"']+)", "pass:"),  # openssl -passin pass:X
+    _rule(
+        "password",
+        rf"[ \t](?-i:-P)[ \t]{{1,64}}(?!-){_arg()}",
+        "zip",
+        "sqlcmd",
+        "bcp",
+        "mosquitto",
+        context=r"\b(?:zip|unzip|zipcloak|sqlcmd|bcp|mosquitto_(?:pub|sub|rr))\b",
+        name="zip -P password",
+    ),
+    _rule(
+        "password",
+        rf"[ \t](?-i:-[NP])[ \t]{{1,64}}(?!-){_arg()}",
+        "ssh-keygen",
+        context=r"\bssh-keygen\b",
+        name="ssh-keygen -N passphrase",
+    ),
+    _rule(
+        "password",
+        rf"[ \t](?-i:-w)[ \t]{{1,64}}(?!-){_arg()}",
+        "ldap",
+        context=r"""\bldap(?:search|add|modify|delete|passwd|compare|modrdn|whoami|exop
+            |url)\b""",
+        name="ldapsearch -w password",
+    ),
+    # Samba's ``-U user%password``.
+    _rule(
+        "password",
+        rf"""(?<!\S)(?:-U|--user)(?:[ \t]{{1,64}}|=)["']?[^\s%"'\\]{{1,256}}%{_arg()}""",
+        "smb",
+        "rpcclient",
+        "net rpc",
+        "net ads",
+        context=r"\b(?:smbclient|rpcclient|smbget|smbcacls|smbmap|net[ \t]+(?:rpc|ads))\b",
+        name="smbclient -U user%password",
+    ),
+    # ``htpasswd -b [-c ...] FILE USER PASSWORD``, or ``-nb USER PASSWORD``.
+    _rule(
+        "password",
+        rf"""\bhtpasswd(?=[^\n]{{0,64}}?[ \t]-[A-Za-z]{{0,7}}b)
+            (?: (?=[^\n]{{0,64}}?[ \t]-[A-Za-z]{{0,7}}n) {_HTPASSWD_FLAGS} {_WORD_ARG}
+              | (?![^\n]{{0,64}}?[ \t]-[A-Za-z]{{0,7}}n) {_HTPASSWD_FLAGS} {_WORD_ARG}
+                [ \t]{{1,64}}{_WORD_ARG}
+            )[ \t]{{1,64}}{_arg()}""",
+        "htpasswd",
+        name="htpasswd -b",
+    ),
+    # Oracle's ``sqlplus user/password@db``.
+    _rule(
+        "password",
+        rf"""\bsqlplus(?:[ \t]{{1,64}}-\w{{1,16}}){{0,4}}[ \t]{{1,64}}["']?[\w$\#.\-]{{1,128}}/
+            {_arg(stop="@/")}""",
+        "sqlplus",
+        name="sqlplus user/password",
+    ),
+    # Java keystores: ``keytool -storepass X``, ``jarsigner -keypass X``.
+    _rule(
+        "password",
+        rf"""(?<!\S)-(?:src|dest)?(?:store|key)pass[ \t]{{1,64}}(?!-){_arg()}""",
+        "storepass",
+        "keypass",
+        back=8,
+        name="keytool -storepass",
+    ),
+    # A password piped to a command that reads it from stdin.
+    _rule(
+        "password",
+        rf"""\b(?:echo|printf)(?:[ \t]{{1,64}}-[neE]{{1,3}})?[ \t]{{1,64}}{_arg()}(?(q)(?P=q))
+            (?=[ \t]{{0,64}}\|[^\n|]{{0,256}}?(?:--password-stdin\b|--stdin\b|\bchpasswd\b
+              |\bsudo\b[^\n|]{{0,128}}?[ \t]-[A-Za-z]{{0,8}}S\b))""",
+        "echo",
+        "printf",
+        name="echo password | --password-stdin",
+    ),
+    _rule("password", rf"\bpass:{_arg()}", "pass:", name="openssl pass:"),
     _rule(
         "aws_secret_key",
         r"""\baws[ \t]{1,64}configure[ \t]{1,64}set[ \t]{1,64}
             (?:[\w.]{1,64}\.)?(?:aws_secret_access_key|aws_session_token)[ \t]{1,64}
             (?P<secret>[^\s"']+)""",
         "aws",
+        name="aws configure set",
     ),
     # .netrc: ``machine h login u password p``, on one line or several.
     _rule(
@@ -523,6 +668,7 @@ RULES: tuple[_Rule, ...] = (
         r"\blogin\s{1,64}\S{1,256}\s{1,64}password\s{1,64}(?P<secret>\S+)",
         "login",
         lines=4,
+        name=".netrc password",
     ),
     # Kubernetes env lists: ``- name: API_TOKEN`` then ``value: ...``.
     _rule(
@@ -531,18 +677,27 @@ RULES: tuple[_Rule, ...] = (
             [ \t]{{0,64}}value:[ \t]{{0,64}} (?!(?P=kw)\b) {_VALUE}""",
         "name:",
         lines=2,
+        name="kubernetes name/value",
     ),
-    _rule({"f_pw": "password", "f_tok": "token", "f_sec": "secret"}, _flag(), "--"),
+    _rule(
+        {"f_pw": "password", "f_tok": "token", "f_sec": "secret"},
+        _flag(),
+        "--",
+        name="--password flag",
+    ),
     # NAME=value, most telling name first.
     _rule(
         "aws_secret_key",
         rf"""(?P<kw>aws[_\-]?secret[_\-]?(?:access[_\-]?)?key) {_SEPARATOR}
             (?!(?P=kw)\b) {_VALUE}""",
         "aws",
+        name="aws_secret_access_key=",
     ),
-    _rule(_KEY_KINDS, _yaml_key(), *_KEY_HINTS, back="line", plain_value=True),
+    _rule(
+        _KEY_KINDS, _yaml_key(), *_KEY_HINTS, back="line", plain_value=True, name="yaml key: value"
+    ),
     # A key word starts at most 12 characters before its hint ("encryption_key").
-    _rule(_KEY_KINDS, _assignment(), *_KEY_HINTS, back=12),
+    _rule(_KEY_KINDS, _assignment(), *_KEY_HINTS, back=12, name="NAME=value"),
     # Any other ``*KEY`` name (``STRIPE_KEY``, ``MASTER_KEY``) only with a long
     # value holding a digit, so ``SORT_KEY=name`` and ``primary_key: id`` stay.
     _rule(
@@ -550,6 +705,7 @@ RULES: tuple[_Rule, ...] = (
         r"""key["']?[ \t]{0,64}[:=][ \t]{0,64}["']?
             (?P<secret>(?=[\w+/.\-]{0,256}\d)(?![\w.]{0,64}[(\[])[\w+/=.\-]{16,})""",
         "key",
+        name="*KEY=long value",
     ),
 )
 
@@ -701,6 +857,27 @@ def _escaped_stretches(text: str) -> list[tuple[int, int]]:
     return stretches
 
 
+def _merge_new(found: list[_Span], new: list[_Span]) -> list[_Span]:
+    """``found`` with the spans of ``new`` that overlap none of it, in order.
+    Both lists are in order and without overlaps, so one pass over them does
+    (testing each new span against every found one was quadratic: one match
+    per line of a long JSON-escaped text took seconds)."""
+    merged: list[_Span] = []
+    i = 0
+    for span in new:
+        start, end, _ = span
+        while i < len(found) and found[i][1] <= start:
+            merged.append(found[i])
+            i += 1
+        if i < len(found) and found[i][0] < end:
+            continue  # overlaps a found secret
+        if merged and merged[-1][1] > start:
+            continue  # overlaps the found secret before it
+        merged.append(span)
+    merged.extend(found[i:])
+    return merged
+
+
 def _decoded_secrets(text: str) -> list[_Span]:
     """The secrets the rules find in the decoded view of ``text``, as spans of
     ``text`` itself. A rule's match overlapping an earlier rule's secret is
@@ -709,12 +886,10 @@ def _decoded_secrets(text: str) -> list[_Span]:
     if not levels:
         return []
     view = _Text(levels[-1].decoded)
-    found: list[_Span] = []
+    found: list[_Span] = []  # in order, not overlapping
     for rule in RULES:
         if any(hint in view.lowered for hint in rule.hints):
-            for start, end, marker in rule.find(view):
-                if not any(start < e and s < end for s, e, _ in found):
-                    found.append((start, end, marker))
+            found = _merge_new(found, rule.find(view))
     spans = []
     for start, end, marker in found:
         last = end - 1

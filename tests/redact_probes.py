@@ -43,6 +43,18 @@ ADVERSARIAL = [
     "%",
     '\\"password\\": \\"',
     "\\",
+    "htpasswd -b ",
+    "htpasswd -nb a ",
+    "echo a ",
+    "echo 'a ",
+    "-storepass ",
+    "sqlplus a/",
+    "smbclient -U a%",
+    "bot1234567:AA",
+    "1234567:AA",
+    "sshpass -p '",
+    'mongo -p \\"',
+    "pass:'",
 ]
 
 
@@ -257,9 +269,184 @@ PROBES: list[tuple[str, str, str]] = [
         "pass word two",
     ),
     (
+        "tool result holding a Write call holding a JSON file (three encodings deep)",
+        json.dumps(
+            {"stdout": json.dumps({"content": json.dumps({"password": "pass word three"})})}
+        ),
+        "pass word three",
+    ),
+    (
+        "Twilio API key SID in prose",
+        "created key SK0123456789abcdef0123456789abcdef ok\n",
+        "0123456789abcdef0123",
+    ),
+    (
+        "bare JWT in a log line",
+        "auth ok for eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N"
+        " at 10:02\n",
+        "dozjgNryP4J3jVmNHl0w5N",
+    ),
+    (
+        "Stripe webhook signing secret",
+        "listening, secret whsec_abcdefghijklmnop0123 ready\n",
+        "whsec_abcdefghijklmnop",
+    ),
+    (
+        "Sentry DSN",
+        "SENTRY_DSN=https://0123abcd4567ef89@o12.ingest.sentry.io/42\n",
+        "0123abcd4567ef89",
+    ),
+    (
+        "DSN= in a .env file",
+        "DSN=https://0123abcd4567ef89@o12.ingest.sentry.io/42\n",
+        "0123abcd4567ef89",
+    ),
+    (
+        "Telegram bot token in a Bot API URL",
+        "curl https://api.telegram.org/bot123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw/getMe\n",
+        "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+    ),
+    (
+        "Telegram bot token as printed by BotFather",
+        "Use this token to access the HTTP API:\n123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw\n",
+        "AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+    ),
+    # -- provider tokens in prose: no key name around them ---------------------------
+    (
+        "Anthropic key in prose",
+        "rotated sk-ant-api03-abcdefghijklmnopqrstuv today\n",
+        "abcdefghijklmnopqrstuv",
+    ),
+    (
+        "OpenAI key in prose",
+        "rotated sk-proj-Abcdefghijklmnopqrstuvwx123456 today\n",
+        "Abcdefghijklmnopqrstuvwx",
+    ),
+    (
+        "GitLab token in prose",
+        "use glpat-abcdefghij1234567890 for the runner\n",
+        "abcdefghij1234567890",
+    ),
+    (
+        "npm token in prose",
+        "publish with npm_abcdefghijklmnopqrstuvwxyz0123456789 ok\n",
+        "abcdefghijklmnopqrstuvwxyz",
+    ),
+    (
+        "PyPI token in prose",
+        "upload with pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0dXZ3eHl6MDEyMzQ1\n",
+        "AgEIcHlwaS5vcmcCJGFiY2Rl",
+    ),
+    (
+        "Google API key in prose",
+        "maps key AIzaSyA1234567890abcdefghijklmnopqrstu works\n",
+        "AIzaSyA1234567890abcdef",
+    ),
+    (
+        "Authorization header without a scheme",
+        "> Authorization: 9f8e7d6c5b4a3b2c1d0e\n",
+        "9f8e7d6c5b4a3b2c1d0e",
+    ),
+    (
+        "Bearer token in prose",
+        "then call it with Bearer 4f9a8b7c6d5e4f3a2b1c\n",
+        "4f9a8b7c6d5e4f3a2b1c",
+    ),
+    (
+        "session cookie under another name",
+        "< Set-Cookie: sid=4f9a8b7c6d5e; Path=/\n",
+        "4f9a8b7c6d5e",
+    ),
+    (
+        "openssl pass: letters only",
+        "openssl enc -aes-256-cbc -pass pass:lettersonly -in f\n",
+        "lettersonly",
+    ),
+    ("a *_KEY with a long value", "DEPLOY_KEY=4f9a8b7c6d5e4f3a2b1c0d9e\n", "4f9a8b7c6d5e4f3a2b1c"),
+    (
         "private key in command output",
         "$ cat key.pem\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA1234\n"
         "-----END RSA PRIVATE KEY-----\n",
         "MIIEowIBAAKCAQEA1234",
     ),
 ]
+
+
+# -- passwords on command lines -------------------------------------------------
+#: A password with shell and JSON specials, the way a quoted one is typed.
+CLI_PASSWORD = "Pa55&w0rd!x"
+#: Command lines that carry a password, ``{pw}`` where it goes. Each is tried
+#: as typed (``{pw}`` bare where the shell allows it, in single and in double
+#: quotes) and inside a JSON-encoded tool call (the double quotes escaped),
+#: as ``cli_probes`` builds them.
+COMMAND_LINES: list[tuple[str, str]] = [
+    ("sshpass -p", "sshpass -p {pw} ssh admin@h"),
+    ("sshpass -p attached", "sshpass -p{pw} ssh admin@h"),
+    ("sshpass with options first", "sshpass -v -p {pw} scp f admin@h:/tmp"),
+    ("mysql -p attached", "mysql -u root -p{pw} shop"),
+    ("mysqldump -p attached", "mysqldump -uroot -p{pw} shop > dump.sql"),
+    ("mariadb --password=", "mariadb --password={pw} shop"),
+    ("mysql --password", "mysql --user=root --password {pw} shop"),
+    ("docker login -p", "docker login -u bot -p {pw} registry.example.com"),
+    ("podman login --password", "podman login --username bot --password {pw} quay.io"),
+    ("helm registry login -p", "helm registry login -u bot -p {pw} reg.example.com"),
+    ("oc login -p", "oc login -u admin -p {pw} https://api.cluster:6443"),
+    ("az login -p", "az login -u me@example.com -p {pw}"),
+    ("redis-cli -a", "redis-cli -h cache -a {pw} ping"),
+    ("redis-cli --pass", "redis-cli --pass {pw} ping"),
+    ("curl -u", "curl -u admin:{pw} https://api.example.com"),
+    ("curl --user", "curl --user admin:{pw} https://api.example.com"),
+    ("curl --proxy-user", "curl --proxy-user bob:{pw} -x proxy:3128 https://x.io"),
+    ("wget --password", "wget --user=bob --password={pw} https://x.io/f"),
+    ("wget --http-password", "wget --http-user=bob --http-password {pw} https://x.io/f"),
+    ("zip -P", "zip -P {pw} -r backup.zip data/"),
+    ("unzip -P", "unzip -P {pw} backup.zip"),
+    ("7z -p attached", "7z a -p{pw} backup.7z data/"),
+    ("mongo -p", "mongo -u admin -p {pw} --authenticationDatabase admin"),
+    ("mongosh -p", "mongosh mongodb://db:27017 -u admin -p {pw}"),
+    ("mongodump --password", "mongodump --username admin --password {pw} --db shop"),
+    ("htpasswd -b", "htpasswd -b /etc/nginx/.htpasswd alice {pw}"),
+    ("htpasswd -bc", "htpasswd -bc .htpasswd alice {pw}"),
+    ("htpasswd -nb", "htpasswd -nb alice {pw}"),
+    ("htpasswd -B -b", "htpasswd -B -b .htpasswd alice {pw}"),
+    ("openssl pass:", "openssl enc -aes-256-cbc -pass pass:{pw} -in f -out f.enc"),
+    ("openssl -passout pass:", "openssl genrsa -aes256 -passout pass:{pw} -out k.pem 4096"),
+    ("ldapsearch -w", "ldapsearch -x -D cn=admin,dc=ex,dc=com -w {pw} -b dc=ex,dc=com"),
+    ("sqlcmd -P", "sqlcmd -S db -U sa -P {pw} -Q 'SELECT 1'"),
+    ("keytool -storepass", "keytool -list -keystore ks.jks -storepass {pw}"),
+    ("jarsigner -keypass", "jarsigner -keystore ks.jks -storepass {pw} -keypass {pw} app.jar a"),
+    ("ssh-keygen -N", "ssh-keygen -t ed25519 -N {pw} -f ~/.ssh/id_deploy"),
+    ("smbclient -U user%pass", "smbclient //fs/share -U alice%{pw}"),
+    ("mosquitto_pub -P", "mosquitto_pub -h broker -u bot -P {pw} -t t -m hi"),
+    ("sqlplus user/pass@db", "sqlplus scott/{pw}@orcl"),
+    ("echo | docker login --password-stdin", "echo {pw} | docker login -u bot --password-stdin"),
+    ("echo | sudo -S", "echo {pw} | sudo -S apt-get update"),
+    ("PGPASSWORD=", "PGPASSWORD={pw} psql -h db -U app"),
+    ("gpg --passphrase", "gpg --batch --passphrase {pw} -d secrets.gpg"),
+]
+
+
+def _quoted(password: str, quote: str) -> str:
+    return f"{quote}{password}{quote}"
+
+
+def cli_probes() -> list[tuple[str, str, str]]:
+    """(description, text, secret) for every command line, password quoting
+    and encoding: bare (a password without shell specials, as one types it
+    unquoted), in single and in double quotes, each as typed and inside a
+    JSON tool call."""
+    probes = []
+    for name, line in COMMAND_LINES:
+        forms = [
+            ("bare", line.format(pw="Zq8kd93xQ"), "Zq8kd93xQ"),
+            ("'quoted'", line.format(pw=_quoted(CLI_PASSWORD, "'")), CLI_PASSWORD),
+            ('"quoted"', line.format(pw=_quoted(CLI_PASSWORD, '"')), CLI_PASSWORD),
+        ]
+        for form, text, secret in forms:
+            probes.append((f"{name}, {form}", text, secret))
+            probes.append((f"{name}, {form}, in a tool call", _call(command=text), secret))
+    return probes
+
+
+#: The command-line probes of ``COMMAND_LINES``, built.
+CLI_PROBES = cli_probes()

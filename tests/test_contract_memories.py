@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sessions_graph import InvalidQueryError, MemoryValidationError, SessionsGraph
 from sessions_graph.validation import MAX_CONTENT_BYTES
@@ -81,6 +83,10 @@ def test_a_term_matches_whole_tokens_only(graph: SessionsGraph) -> None:
         '"unclosed',
         "(python",
         "python)",
+        "(",
+        "cache (",
+        "docker AND (",
+        "a OR (",
         "NOT python",
         "python AND",
         "OR python",
@@ -96,6 +102,57 @@ def test_malformed_queries_raise_invalid_query(graph: SessionsGraph, query: str)
     graph.save_memory("alice", "Prefers Python")
     with pytest.raises(InvalidQueryError):
         graph.search_memories("alice", query)
+
+
+#: Pieces queries are made of, syntax included, so that random sequences of
+#: them reach every corner of the parser (an unclosed parenthesis at the end
+#: raised IndexError).
+_QUERY_PIECES = [
+    "(",
+    ")",
+    '"',
+    "*",
+    "AND",
+    "OR",
+    "NOT",
+    "python",
+    "cache",
+    "py*",
+    "+",
+    "-",
+    ":",
+    "^2",
+    "~",
+    "[",
+    "]",
+    "東京",
+    "!!",
+    " ",
+]
+
+
+@settings(
+    max_examples=400,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],  # searches only read
+)
+@given(
+    st.one_of(
+        st.text(max_size=40),
+        st.lists(st.sampled_from(_QUERY_PIECES), max_size=12).map(" ".join),
+        st.lists(st.sampled_from(_QUERY_PIECES), max_size=12).map("".join),
+    )
+)
+def test_any_query_gives_results_or_invalid_query(graph: SessionsGraph, query: str) -> None:
+    """Whatever a user types, the answer is a list of their memories or
+    ``InvalidQueryError``: never another exception."""
+    if not graph.get_memories("alice"):
+        graph.save_memory("alice", "Prefers Python and the cache layer")
+    try:
+        found = graph.search_memories("alice", query)
+    except InvalidQueryError:
+        return
+    assert all(m.user_id == "alice" for m in found)
 
 
 def test_fts_syntax_in_user_text_is_only_text(graph: SessionsGraph) -> None:

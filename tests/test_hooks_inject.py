@@ -317,3 +317,29 @@ def test_the_answer_survives_any_locale(tmp_path: Path, project: Path) -> None:
     env = {**os.environ, "PYTHONIOENCODING": "ascii", "LC_ALL": "C"}
     context = injected(hook(payload("SessionStart", "s-new", project), env), "SessionStart")
     assert "Café ☕ cache für Orion 東京" in context and "SQLite ✓" in context
+
+
+def test_memories_and_old_turns_are_injected_redacted(
+    tmp_path: Path, project: Path, db: Path
+) -> None:
+    """Memories are stored as written, and a store may hold turns recorded
+    before action redaction (planted here with SQL): the injection's own
+    redaction is all that stands between their secrets and the model. A
+    secret across the end of a quoted request goes whole, not cut into a
+    piece that no rule recognises."""
+    import sqlite3
+
+    token = "ghp_" + "Abcdefghijklmnopqrstuvwxyz0123456789"
+    past_session(tmp_path, project, "s-orion", [("placeholder", "Done.")])
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "UPDATE actions SET text = ? WHERE session_id = 's-orion'"
+            " AND action_type = 'user_message'",
+            ("x" * 280 + f" {token} orion",),
+        )
+    graph = SessionsGraph()
+    graph.save_memory("alice", f"The orion deploy uses DEPLOY_PASSWORD=Pa55w0rd-X9 and {token}")
+    graph.close()
+    context = injected(hook(payload("SessionStart", "s-new", project)), "SessionStart")
+    assert "The orion deploy uses DEPLOY_PASSWORD=[REDACTED:password]" in context
+    assert "Pa55w0rd-X9" not in context and token[:10] not in context

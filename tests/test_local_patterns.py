@@ -93,3 +93,59 @@ def test_merge_keeps_the_first_spelling_and_adds_the_rest_once() -> None:
     assert by_name["tenacity"]["description"] == "A retry library."
     ends = sorted((r["source"], r["target"], r["weight"]) for r in relations)
     assert ends == [("tenacity", "Retry Policy", 1.0), ("tenacity", "sender.py", 3.0)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "mail alice.smith+ci@mail.example.com and .bob@corp.example.org about it",
+        "write to ops@example.io.",
+        "(dev-team@lists.example.co.uk)",
+    ],
+)
+def test_e_mail_addresses_are_no_hosts_or_files(text: str) -> None:
+    assert found(text) == {}
+
+
+def _unbounded_repeats(pattern: str) -> list[str]:
+    """The repeats of ``pattern`` (``*``, ``+``, ``{n,}``) without an upper bound,
+    from the parse tree Python's own regex compiler builds."""
+    try:
+        from re import _constants as constants  # Python >= 3.11
+        from re import _parser as parser
+    except ImportError:  # pragma: no cover - Python 3.10
+        import sre_constants as constants  # type: ignore[no-redef]
+        import sre_parse as parser  # type: ignore[no-redef]
+
+    repeats = {constants.MAX_REPEAT, constants.MIN_REPEAT}
+    repeats.add(getattr(constants, "POSSESSIVE_REPEAT", constants.MAX_REPEAT))  # 3.11 on
+    found: list[str] = []
+
+    def walk(items: object) -> None:
+        for op, arg in items:  # type: ignore[attr-defined]
+            if op in repeats:
+                low, high, sub = arg
+                if high == constants.MAXREPEAT:
+                    found.append(f"{{{low},}} over {list(sub)}")
+                walk(sub)
+            elif op == constants.SUBPATTERN:
+                walk(arg[-1])
+            elif op == constants.BRANCH:
+                for branch in arg[1]:
+                    walk(branch)
+            elif op in (constants.ASSERT, constants.ASSERT_NOT):
+                walk(arg[1])
+
+    walk(parser.parse(pattern))
+    return found
+
+
+def test_the_e_mail_pattern_does_bounded_work_from_each_start() -> None:
+    """Linear time, shown by the pattern's shape rather than a stopwatch: with
+    every repeat bounded, no starting position can scan to the end of a run
+    and fail (the unbounded pattern took 2 s for 32 KB of "a.a.a." and grew
+    with the square; bench/bench_extract.py --adversarial shows the scaling)."""
+    from sessions_graph.reconcile.local import patterns
+
+    assert _unbounded_repeats(patterns._EMAIL.pattern) == []
+    assert _unbounded_repeats(r"\b[\w.+-]+@x") != []  # the check sees an unbounded repeat

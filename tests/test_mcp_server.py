@@ -40,6 +40,8 @@ def _server(tmp_path: Path, db: Path, user: str = "alice") -> StdioServerParamet
         "XDG_DATA_HOME": str(tmp_path / "data"),
         "PYTHONDONTWRITEBYTECODE": "1",
     }
+    if os.environ.get("PYTHONPATH"):  # the server runs the code under test
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return StdioServerParameters(command=SCRIPT, args=["mcp"], env=env)
 
 
@@ -138,9 +140,7 @@ def test_memories_are_saved_searched_and_deleted_for_the_user_only(
         assert len(graph.get_memories("bob")) == 1  # untouched
 
 
-def test_a_session_is_read_a_page_at_a_time_and_only_the_users(
-    tmp_path: Path, store: Path
-) -> None:
+def test_a_session_is_read_a_page_at_a_time_and_only_the_users(tmp_path: Path, store: Path) -> None:
     async def work(client: Client) -> list[Any]:
         return [
             await client.call_tool("get_session", {"session_id": "s-alice", "limit": 3}),
@@ -237,7 +237,6 @@ def test_recall_answers_from_the_users_past_sessions_only(tmp_path: Path, store:
     assert bad_scope.is_error and "'all', 'turns', 'memories' or 'entities'" in text(bad_scope)
 
 
-
 def test_without_the_mcp_extra_the_command_says_what_to_install(tmp_path: Path) -> None:
     """The SDK made unimportable, as in an install without the extra."""
     import subprocess
@@ -274,3 +273,53 @@ def test_list_sessions_by_project_and_time(tmp_path: Path, store: Path) -> None:
     assert data(elsewhere) == [] and data(future) == [] and data(past) == []
     assert [s["session_id"] for s in data(one)] == ["s-alice-2"]
     assert "s-bob" not in text(orion)
+
+
+GHP = "ghp_" + "Abcdefghijklmnopqrstuvwxyz0123456789"
+AWS_ID = "AKIA" + "IOSFODNN7EXAMPLE"
+
+
+def test_old_unredacted_text_is_redacted_on_every_read(tmp_path: Path) -> None:
+    """A store written before action redaction existed holds secrets in clear
+    (planted here with SQL, under the façade): every tool that shows stored
+    text redacts it, as recall does. Memories are stored as written, so a
+    secret in one is planted through the façade."""
+    import sqlite3
+
+    db = tmp_path / "old.db"
+    leaky = f"deploy with {GHP} and key {AWS_ID}"
+    straddling = "x" * 280 + f" {GHP}"  # a token across the preview's end
+    with SessionsGraph(db=str(db)) as graph:
+        graph.setup()
+        graph.record_session_start("s-old", user_id="alice", project_key="orion")
+        graph.record_actions(
+            "s-old",
+            [
+                {"action_id": "o-0", "action_type": "user_message", "text": "placeholder"},
+                {"action_id": "o-1", "action_type": "tool_call", "text": "placeholder"},
+                {"action_id": "o-2", "action_type": "assistant_message", "text": "placeholder"},
+            ],
+        )
+        graph.save_memory("alice", f"The orion deploy token is {GHP}", "s-old")
+    with sqlite3.connect(db) as conn:
+        for action_id, old_text in (("o-0", leaky), ("o-1", leaky), ("o-2", straddling)):
+            conn.execute(
+                "UPDATE actions SET text = ?, redactions = 0 WHERE action_id = ?",
+                (old_text, action_id),
+            )
+
+    async def work(client: Client) -> list[Any]:
+        return [
+            await client.call_tool("get_session", {"session_id": "s-old"}),
+            await client.call_tool("list_sessions", {}),
+            await client.call_tool("search_memories", {"query": "orion deploy"}),
+            await client.call_tool("recall", {"query": "orion deploy token"}),
+        ]
+
+    results = session(_server(tmp_path, db), work)
+    turns, listed, memories, recalled = (text(r) for r in results)
+    assert "[REDACTED:github_token]" in turns and "[REDACTED:aws_access_key]" in turns
+    assert "[REDACTED:" in listed and "[REDACTED:" in memories and "[REDACTED:" in recalled
+    assert len(data(results[0])["turns"]) == 3 and len(data(results[2])) == 1
+    for shown in (turns, listed, memories, recalled):
+        assert GHP[:10] not in shown and AWS_ID not in shown, shown

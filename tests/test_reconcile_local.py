@@ -234,3 +234,18 @@ def test_the_setting_chooses_and_the_option_overrides_it() -> None:
     assert choose_extractor(Settings(extractor="local"), RunOptions(), llm) == "local"
     assert choose_extractor(Settings(extractor="local"), RunOptions(extractor="llm")) == "llm"
     assert choose_extractor(Settings(extractor="llm"), RunOptions(extractor="auto")) == "local"
+
+
+def test_deeply_nested_json_is_reconciled(graph: SessionsGraph) -> None:
+    """A tool's JSON nested deeper than the interpreter's recursion limit is
+    read as text: the session is reconciled, on the first run, instead of
+    failing on every rerun."""
+    nested = '{"command": "pip install tenacity", "a": ' + "[" * 1500 + "]" * 1500 + "}"
+    shallow = json.dumps({"command": "pytest tests/test_sender.py", "a": [[["x"]]]})
+    record(graph, "s-1", "alice", nested, shallow)
+
+    summary = graph.reconcile_session_sync("s-1")
+
+    assert summary.status == "reconciled", summary
+    found = typed(graph, "s-1")
+    assert found.get("tenacity") == "package" and found.get("tests/test_sender.py") == "file"

@@ -332,3 +332,90 @@ def test_adversarial_texts_cost_linear_time(tmp_path: Path) -> None:
         timeout=120,
     )
     assert result.returncode == 0, result.stderr[-2000:]
+
+
+# -- passwords on command lines (tests/redact_probes.py, COMMAND_LINES) --------
+
+from redact_probes import CLI_PASSWORD, CLI_PROBES, COMMAND_LINES  # noqa: E402
+
+from sessions_graph import SessionsGraph  # noqa: E402
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"), [(t, s) for _, t, s in CLI_PROBES], ids=[d for d, _, _ in CLI_PROBES]
+)
+def test_command_line_passwords_go_and_tool_calls_stay_json(text: str, secret: str) -> None:
+    out, count = redact_counted(text)
+    assert secret not in out and count >= 1 and "[REDACTED:password]" in out
+    if text.startswith("{"):  # a tool call: still JSON, its command readable
+        command, typed = json.loads(out)["command"], json.loads(text)["command"]
+    else:
+        command, typed = out, text
+    assert secret not in command
+    assert command.split("=")[0].split()[0] == typed.split("=")[0].split()[0]
+    assert redact_counted(out) == (out, 0)
+
+
+def test_command_line_passwords_never_reach_the_store_or_recall(graph: SessionsGraph) -> None:
+    """Through the façade: recorded as tool calls, stored without the
+    password (and still JSON where they were), never shown by recall."""
+    graph.record_session_start("s-cli", user_id="alice")
+    graph.record_actions(
+        "s-cli",
+        [
+            {"action_id": f"cli-{i}", "action_type": "tool_call", "tool_name": "Bash", "text": t}
+            for i, (_, t, _) in enumerate(CLI_PROBES)
+        ],
+    )
+    stored = {a.action_id: a for a in graph.get_actions("s-cli")}
+    for i, (description, text, secret) in enumerate(CLI_PROBES):
+        action = stored[f"cli-{i}"]
+        assert secret not in action.text and action.redactions >= 1, description
+        if text.startswith("{"):
+            json.loads(action.text)
+    words = " ".join(line.split()[0] for _, line in COMMAND_LINES)
+    rendered = graph.recall("alice", words, limit=100).render(max_tokens=100_000)
+    assert "[REDACTED:password]" in rendered
+    assert CLI_PASSWORD not in rendered and "Zq8kd93xQ" not in rendered
+
+
+# -- every rule has a probe ----------------------------------------------------
+
+import sessions_graph.redact as redactor  # noqa: E402
+
+#: Every (text, secret) this module and tests/redact_probes.py hold.
+ALL_PROBES = (
+    [(t, s) for _, t, s in PROBES]
+    + [(t, s) for _, t, s in CLI_PROBES]
+    + [(normalise(t), s) for t, s, _ in REAL_WORLD_SECRETS]
+)
+
+
+#: Rules that only name a secret more precisely than a general rule behind
+#: them would (``aws_secret_access_key=X`` is also a ``*_key=`` assignment):
+#: removing one must change a probe's marker, not leak it.
+NAMING_RULES = {"aws_secret_access_key=": "[REDACTED:aws_secret_key]"}
+
+
+def test_every_rule_has_a_probe_that_only_it_catches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rule added without a probe, or one whose probes another rule would
+    catch as well, fails here: each rule is removed in turn, and some probe
+    must then leak (or, for ``NAMING_RULES``, lose the rule's marker)."""
+    names = [rule.name for rule in redactor.RULES]
+    assert len(set(names)) == len(names) and all(names)
+    assert [s for t, s in ALL_PROBES if s in redact(t)] == []  # all caught with every rule
+    unprobed = []
+    rules = redactor.RULES
+    everything = {text: redact(text) for text, _ in ALL_PROBES}
+    redact_all = everything.__getitem__
+    for rule in rules:
+        others = tuple(r for r in rules if r is not rule)
+        monkeypatch.setattr(redactor, "RULES", others)
+        if rule.name in NAMING_RULES:
+            marker = NAMING_RULES[rule.name]
+            if not any(marker not in redact(t) for t, _ in ALL_PROBES if marker in redact_all(t)):
+                unprobed.append(rule.name)
+        elif not any(secret in redact(text) for text, secret in ALL_PROBES):
+            unprobed.append(rule.name)
+    monkeypatch.undo()
+    assert unprobed == []

@@ -9,8 +9,11 @@ never an argument: the model cannot read another user's data by naming them.
 
 Every failure the package reports (bad input, a session that is not the
 user's, a store that is down) is an MCP tool error carrying the package's
-one-line message; the server keeps running. Built on the official MCP SDK
-(``MCPServer``), an optional extra: ``pip install 'sessions-graph[mcp]'``.
+one-line message; the server keeps running. Every text a tool shows passes
+through the secret redactor, as recall's does: memories are stored as
+written, and a store may hold actions recorded before action redaction.
+Built on the official MCP SDK (``MCPServer``), an optional extra:
+``pip install 'sessions-graph[mcp]'``.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from pydantic import Field
 
 from sessions_graph.clock import parse_timestamp
 from sessions_graph.errors import MemoryValidationError, SessionsGraphError
+from sessions_graph.redact import redact
 
 try:
     from mcp.server.mcpserver import MCPServer
@@ -52,6 +56,9 @@ INSTRUCTIONS = (
 ACTION_TEXT_CHARS = 2_000
 #: Characters of a session's first request / last answer in list_sessions.
 PREVIEW_CHARS = 300
+#: Characters read past what is shown, so that a secret that starts in the
+#: shown part is whole when the redactor sees it.
+REDACTION_MARGIN = 400
 
 _READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
 _WRITES = ToolAnnotations(readOnlyHint=False, destructiveHint=False, openWorldHint=False)
@@ -184,7 +191,11 @@ class MemoryServer:
         with self.graph() as (graph, user):
             start, end = _moment(since, "since"), _moment(until, "until")
             rows = graph.recent_sessions(  # type: ignore[attr-defined]
-                user, project_key=project, limit=limit, before=end, preview_chars=PREVIEW_CHARS
+                user,
+                project_key=project,
+                limit=limit,
+                before=end,
+                preview_chars=PREVIEW_CHARS + REDACTION_MARGIN,
             )
         sessions = [
             {
@@ -193,8 +204,8 @@ class MemoryServer:
                 "started_at": r.get("started_at"),
                 "ended_at": r.get("ended_at"),
                 "actions": r.get("action_count"),
-                "first_request": _cut(r.get("first_user_message"), PREVIEW_CHARS),
-                "last_answer": _cut(r.get("last_assistant_message"), PREVIEW_CHARS),
+                "first_request": _preview(r.get("first_user_message")),
+                "last_answer": _preview(r.get("last_assistant_message")),
             }
             for r in rows
             if start is None or (r.get("started_at") or "") >= start
@@ -219,7 +230,7 @@ class MemoryServer:
                 "seq": r["seq"],
                 "type": r["action_type"],
                 "at": r.get("timestamp"),
-                **({"tool": r["tool_name"]} if r.get("tool_name") else {}),
+                **({"tool": redact(r["tool_name"])} if r.get("tool_name") else {}),
                 **({"is_error": True} if r.get("is_error") else {}),
                 "text": _cut(r.get("text") or "", ACTION_TEXT_CHARS),
             }
@@ -252,9 +263,9 @@ class MemoryServer:
         return _json(
             [
                 {
-                    "name": e.name,
-                    "type": e.entity_type,
-                    "description": e.description,
+                    "name": redact(e.name),
+                    "type": e.entity_type and redact(e.entity_type),
+                    "description": e.description and redact(e.description),
                     "mentions": e.mentions,
                 }
                 for e in entities
@@ -331,7 +342,7 @@ def _moment(value: str | None, name: str) -> str | None:
 def _memory(memory: Any) -> dict[str, Any]:
     data = {
         "memory_id": memory.memory_id,
-        "content": memory.content,
+        "content": redact(memory.content),
         "created_at": memory.created_at,
         "session_id": memory.session_id,
     }
@@ -341,9 +352,26 @@ def _memory(memory: Any) -> dict[str, Any]:
 
 
 def _cut(text: str | None, limit: int) -> str | None:
-    if text is None or len(text) <= limit:
-        return text
-    return text[:limit] + f" [... {len(text) - limit} more characters]"
+    """The redacted first ``limit`` characters of ``text``, saying how many
+    more there are. The redactor reads a margin past the cut, not the whole
+    text (an action may hold 200,000 characters)."""
+    if text is None:
+        return None
+    window = text[: limit + REDACTION_MARGIN]
+    shown = redact(window)
+    more = len(shown) - limit + len(text) - len(window)
+    if more <= 0:
+        return shown
+    return shown[:limit] + f" [... {more} more characters]"
+
+
+def _preview(text: str | None) -> str | None:
+    """A first request or last answer as list_sessions shows it: redacted,
+    then cut to ``PREVIEW_CHARS`` (the store returned a margin more)."""
+    if text is None:
+        return None
+    shown = redact(text)
+    return shown if len(shown) <= PREVIEW_CHARS else shown[:PREVIEW_CHARS] + "…"
 
 
 def _json(data: Any) -> str:

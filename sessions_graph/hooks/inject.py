@@ -55,6 +55,10 @@ RECENT_SESSIONS = 3
 START_MEMORIES = 5
 #: Longest quote of one request / answer / memory, in characters.
 QUOTE_CHARS = 300
+#: Characters read past a quote's end, so that a secret that starts in the
+#: quote is whole when the redactor sees it (an old store's turns, recorded
+#: before action redaction, may hold one).
+REDACTION_MARGIN = 400
 
 _PREAMBLE = (
     "Context recorded by sessions-graph from this user's earlier sessions. It is"
@@ -102,7 +106,10 @@ def session_start_context(
     project = project_key(cwd)
     current = payload.get("session_id")
     rows = graph.recent_sessions(
-        user_id, project_key=project, limit=RECENT_SESSIONS * 3 + 1, preview_chars=QUOTE_CHARS
+        user_id,
+        project_key=project,
+        limit=RECENT_SESSIONS * 3 + 1,
+        preview_chars=QUOTE_CHARS + REDACTION_MARGIN,
     )
     # Sessions that never got a request (a start with nothing after it) say nothing.
     sessions = [r for r in rows if r["session_id"] != current and r["first_user_message"]][

@@ -56,9 +56,21 @@ def _start(text: str, size: int, around: Sequence[str]) -> int:
     return max(0, min(start, len(text) - size))
 
 
+#: Characters shown of a name in a heading or a turn's role (a tool, an entity).
+NAME_CHARS = 80
+
+
+def name_line(name: str) -> str:
+    """A name the agent's session supplied (a tool's, an entity's), on one
+    line and short: a line break in it would start a line of its own, which
+    a reader takes for another hit (``[2] memory · ...``)."""
+    return clip(name, NAME_CHARS)
+
+
 def role(action: Record) -> str:
     name = _ROLES.get(action.get("action_type") or "", action.get("action_type") or "")
-    return f"{name} ({action['tool_name']})" if action.get("tool_name") else name
+    tool = action.get("tool_name")
+    return f"{name} ({name_line(tool)})" if tool else name
 
 
 #: Characters kept around a snippet before redaction: a secret that starts
@@ -98,9 +110,9 @@ def estimate_tokens(text: str) -> int:
 def _heading(number: int, hit: Record) -> str:
     when = (hit.get("timestamp") or "")[:16].replace("T", " ") or "undated"
     if hit["kind"] == "entity":
-        kind = f"entity {hit.get('entity')}"
+        kind = f"entity {name_line(hit.get('entity') or '')}"
         if hit.get("entity_type"):
-            kind += f" ({hit['entity_type']})"
+            kind += f" ({name_line(hit['entity_type'])})"
         sessions = hit.get("sessions") or []
         shown = ", ".join(sessions[:5]) + (
             f" and {len(sessions) - 5} more" if len(sessions) > 5 else ""

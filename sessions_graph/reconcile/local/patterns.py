@@ -116,7 +116,14 @@ _URL = re.compile(
     r"(?P<path>/[^\s<>\"'`)\]}|,;]*)?"
 )
 _GITHUB_REF = re.compile(r"github\.com/([\w.-]+/[\w.-]+)/(?:pull|issues)/(\d+)")
-_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[A-Za-z]{2,}\b")
+#: An e-mail address, in linear time: it starts only where a run of its
+#: characters starts (so a long run without "@" is scanned once, not once
+#: from each of its word boundaries: 2 s for 32 KB of "a.a.a."), and every
+#: part is bounded by the lengths RFC 5321 allows (64 for the local part and
+#: for a label), so no start does more than bounded work.
+_EMAIL = re.compile(
+    r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){0,8}\.[A-Za-z]{2,63}\b"
+)
 
 
 def _urls(text: str, found: Findings) -> str:
@@ -305,28 +312,30 @@ def _git_branch(sub: str, args: list[str], found: Findings) -> None:
 
 
 def _json_strings(text: str) -> tuple[str, list[str]] | None:
-    """A tool call's JSON input: its string values joined, and its commands."""
+    """A tool call's JSON input: its string values joined, and its commands.
+    None if the text is no JSON object, or one nested too deep for the
+    decoder (then it is read as plain text: a ``RecursionError`` here would
+    fail the session's reconciliation on every run)."""
     stripped = text.lstrip()
     if not stripped.startswith("{"):
         return None
     try:
         data = json.loads(stripped)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     strings: list[str] = []
     commands: list[str] = []
-
-    def walk(value: object, key: str = "") -> None:
+    # Walked with a stack rather than recursion, in document order: what the
+    # decoder accepted may still be deeper than the Python frames left here.
+    stack: list[tuple[object, str]] = [(data, "")]
+    while stack:
+        value, key = stack.pop()
         if isinstance(value, str):
             (commands if key in ("command", "cmd") else strings).append(value)
         elif isinstance(value, dict):
-            for k, v in value.items():
-                walk(v, str(k))
+            stack.extend((v, str(k)) for k, v in reversed(value.items()))
         elif isinstance(value, list):
-            for v in value:
-                walk(v, key)
-
-    walk(data)
+            stack.extend((v, key) for v in reversed(value))
     return "\n".join(strings + commands), commands
 
 
