@@ -40,6 +40,7 @@ MAX_ACTION_CHARS = 200_000
 #: head of a secret whose tail no rule then sees.
 _REDACTION_MARGIN = 4096
 
+
 def _models() -> Any:
     # pydantic costs ~80 ms to import; hooks only write, so they never pay it.
     from sessions_graph import models
@@ -73,9 +74,7 @@ def open_engine(
             **limits,
         )
     if settings.engine_name != "embedded":
-        raise ConfigError(
-            f"unknown engine {settings.engine_name!r}: use 'embedded' or 'memgraph'"
-        )
+        raise ConfigError(f"unknown engine {settings.engine_name!r}: use 'embedded' or 'memgraph'")
     from sessions_graph.engines.sqlite import SQLiteEngine
 
     return SQLiteEngine(settings.db, wait_budget=wait_budget, checkpoint_on_close=not fail_fast)
@@ -119,19 +118,22 @@ class SessionsGraph:
     def status(self, user_id: str | None = None) -> dict[str, Any]:
         """Engine, location, schema version and counts: of the whole store, or
         with ``user_id`` of that user's data only (sessions, actions, memories,
-        and the chunks and entities of their own text)."""
+        and the chunks and entities of their own text), with ``injected``: the
+        tokens of context injected today (UTC) and per session
+        (``injection_stats``)."""
         info = self.engine.status()
         if user_id is not None:
             check_id(user_id, "user_id")
             info["user_id"] = user_id
             if info["counts"]:  # the schema is current
                 info["counts"] = self.engine.user_counts(user_id)
+                # Context handed to the user's agents: today's (UTC) and per session.
+                today = utcnow()[:10] + "T00:00:00Z"
+                info["injected"] = self.injection_stats(user_id, today)
         return info
 
     # -- memories ----------------------------------------------------------
-    def save_memory(
-        self, user_id: str, content: str, session_id: str | None = None
-    ) -> Memory:
+    def save_memory(self, user_id: str, content: str, session_id: str | None = None) -> Memory:
         """Store a new memory for ``user_id`` (linked to ``session_id`` if given)."""
         check_id(user_id, "user_id")
         check_content(content)
@@ -352,7 +354,6 @@ class SessionsGraph:
             user_id, _valid_utf8(project_key), check_limit(limit), moment, preview_chars
         )
 
-
     def session_entities(self, session_id: str) -> list[EntityMention]:
         """Entities mentioned in a session, as this session mentions them: the
         type is the first its chunks gave, the description joins its chunks'
@@ -425,6 +426,79 @@ class SessionsGraph:
             project=project,
         )
         return _models().RecallResult(**result)
+
+    # -- the injection ledger ------------------------------------------------
+    def record_injection(
+        self,
+        user_id: str,
+        session_id: str,
+        event: str,
+        item_ids: Sequence[str],
+        tokens: int,
+    ) -> dict[str, Any]:
+        """Note in the ledger that context holding ``item_ids`` (``turn:<id>``,
+        ``memory:<id>``), about ``tokens`` tokens, was handed to ``user_id``'s
+        agent in ``session_id`` at ``event``; returns the row stored. The hook
+        writes one per injection, and injects nothing already noted for the
+        session (``injected_items``)."""
+        import uuid
+
+        if not isinstance(event, str) or not 1 <= len(event) <= 64:
+            raise MemoryValidationError("event must be a string of 1-64 characters")
+        if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+            raise MemoryValidationError("tokens must be an integer >= 0")
+        if isinstance(item_ids, str) or not all(
+            isinstance(i, str) and 0 < len(i) <= 600 for i in item_ids
+        ):
+            raise MemoryValidationError("item_ids must be a list of non-empty strings")
+        row = {
+            "injection_id": uuid.uuid4().hex,
+            "user_id": check_id(user_id, "user_id"),
+            "session_id": check_id(session_id, "session_id"),
+            "event": event,
+            "injected_at": utcnow(),
+            "item_ids": list(dict.fromkeys(item_ids)),
+            "tokens": tokens,
+        }
+        self.engine.record_injection(row)
+        return row
+
+    def injected_items(self, user_id: str, session_id: str) -> set[str]:
+        """The ids of the items already injected into this session of the user."""
+        return self.engine.injected_items(
+            check_id(user_id, "user_id"), check_id(session_id, "session_id")
+        )
+
+    def injections(
+        self, user_id: str, session_id: str | None = None, *, limit: int = 100
+    ) -> list[dict[str, Any]]:
+        """The user's injection ledger, newest first (one session's with
+        ``session_id``): ``injection_id``, ``user_id``, ``session_id``,
+        ``event``, ``injected_at``, ``item_ids``, ``tokens``. Plain dicts."""
+        return self.engine.list_injections(
+            check_id(user_id, "user_id"),
+            check_optional_id(session_id, "session_id"),
+            check_limit(limit),
+        )
+
+    def injection_stats(self, user_id: str, since: datetime | str) -> dict[str, Any]:
+        """How much context was injected for the user: ``tokens_since`` (at or
+        after ``since``), ``sessions`` (how many received any), and the
+        ``session_median`` and ``session_max`` of a session's total tokens
+        (0 with no session)."""
+        import statistics
+
+        moment = parse_timestamp(since)
+        if moment is None:
+            raise MemoryValidationError(f"since must be an ISO 8601 time, got {since!r}")
+        totals = self.engine.injection_totals(check_id(user_id, "user_id"), moment)
+        per_session = sorted(totals["session_tokens"])
+        return {
+            "tokens_since": totals["tokens_since"],
+            "sessions": len(per_session),
+            "session_median": statistics.median(per_session) if per_session else 0,
+            "session_max": per_session[-1] if per_session else 0,
+        }
 
     def forget_session(self, session_id: str) -> dict[str, int]:
         """Delete a session and everything only it produced."""
@@ -586,7 +660,6 @@ def _action_row(action: Mapping[str, Any]) -> dict[str, Any]:
 
 def _valid_utf8(text: str | None) -> str | None:
     return None if text is None else without_surrogates(text)
-
 
 
 def _start_time(value: object) -> str:
