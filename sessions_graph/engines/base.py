@@ -252,7 +252,8 @@ class Engine(ABC):
         ``first_user_message`` / ``last_assistant_message`` (their text cut to
         ``preview_chars`` characters, None if there is none) with
         ``first_user_message_at`` / ``last_assistant_message_at`` (their
-        timestamps). Another user's session is never returned."""
+        timestamps) and ``first_user_message_id`` / ``last_assistant_message_id``
+        (their action ids). Another user's session is never returned."""
 
     # -- memory_files (the agent's own tools: MCP, memory tool) ---------------
     # A Memory File is a Memory that the Anthropic memory tool keeps at a path
