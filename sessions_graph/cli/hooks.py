@@ -18,7 +18,9 @@ from sessions_graph.cli.common import fail
 from sessions_graph.hooks.install import (
     CLAUDE_EVENTS,
     CODEX_EVENTS,
+    allow_tools,
     check_readable,
+    disallow_tools,
     hook_command,
     install_hooks,
     mcp_server_entry,
@@ -63,6 +65,12 @@ _CODEX = typer.Option(
     False, "--codex", help="Codex (.codex/hooks.json, .codex/config.toml) instead of Claude Code."
 )
 _NO_MCP = typer.Option(False, "--no-mcp", help="Hooks only: do not register the MCP server.")
+_NO_ALLOW_TOOLS = typer.Option(
+    False,
+    "--no-allow-tools",
+    help="Claude Code: do not add the MCP server's read-only tools (recall, search_memories,"
+    " list_sessions, get_session, session_entities) to permissions.allow.",
+)
 
 
 def _targets(project: Path | None, user: bool, codex: bool) -> tuple[Path, Path]:
@@ -102,10 +110,15 @@ def _report(changes: dict[Path, list[str]], nothing: str) -> None:
 
 
 def install(
-    project: Path = _PROJECT, user: bool = _USER, codex: bool = _CODEX, no_mcp: bool = _NO_MCP
+    project: Path = _PROJECT,
+    user: bool = _USER,
+    codex: bool = _CODEX,
+    no_mcp: bool = _NO_MCP,
+    no_allow_tools: bool = _NO_ALLOW_TOOLS,
 ) -> None:
-    """Run `sessions-graph hook` on every session event and register the
-    `sessions-graph mcp` server (idempotent)."""
+    """Run `sessions-graph hook` on every session event, register the
+    `sessions-graph mcp` server and (Claude Code) allow its read-only tools
+    (idempotent)."""
     hooks_file, mcp_file = _targets(project, user, codex)
     if not no_mcp and not _mcp_installed():
         # A registered server that cannot start shows as failed in the agent
@@ -120,6 +133,10 @@ def install(
         check_readable(path)
     events = CODEX_EVENTS if codex else CLAUDE_EVENTS
     changes = {hooks_file: install_hooks(hooks_file, events, hook_command())}
+    if not no_mcp and not codex and not no_allow_tools:
+        # The same settings file: the model may then call them unasked (and
+        # at all in print mode, which refuses a tool nobody allowed).
+        changes[hooks_file] += allow_tools(hooks_file)
     if not no_mcp:
         entry = mcp_server_entry()
         if codex:
@@ -139,12 +156,13 @@ def _mcp_installed() -> bool:
 
 
 def uninstall(project: Path = _PROJECT, user: bool = _USER, codex: bool = _CODEX) -> None:
-    """Remove what install-hooks added: our hook commands and our MCP server."""
+    """Remove what install-hooks added: our hook commands, our MCP server and
+    the permission rules that allowed its read-only tools."""
     hooks_file, mcp_file = _targets(project, user, codex)
     for path in (hooks_file, mcp_file):
         check_readable(path)
     changes = {
-        hooks_file: uninstall_hooks(hooks_file),
+        hooks_file: uninstall_hooks(hooks_file) + ([] if codex else disallow_tools(hooks_file)),
         mcp_file: unregister_codex_mcp(mcp_file) if codex else unregister_mcp_json(mcp_file),
     }
     _report(changes, "nothing of sessions-graph installed, nothing changed")

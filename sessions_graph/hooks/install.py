@@ -433,3 +433,59 @@ def _atomically(target: Path, text: str, mode: int, on_error: Callable[[OSError]
 
 def _write_error(path: Path, exc: OSError) -> None:
     raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+# -- Claude Code: allowing our read-only tools ------------------------------------
+#: The MCP server's tools that only read: the model may call them without
+#: asking once the user allows them (Claude Code refuses an unallowed tool in
+#: print mode, and asks for it in a session).
+READ_ONLY_TOOLS = ("recall", "search_memories", "list_sessions", "get_session", "session_entities")
+
+
+def allowed_tool_rules() -> list[str]:
+    """Our read-only tools as Claude Code permission rules (``mcp__<server>__<tool>``)."""
+    return [f"mcp__{MCP_SERVER_NAME}__{tool}" for tool in READ_ONLY_TOOLS]
+
+
+def allow_tools(settings_file: Path) -> list[str]:
+    """Add our read-only tools to ``permissions.allow`` of a Claude Code
+    settings file, each once; every other rule stays. Returns what changed."""
+    data = _load_json(settings_file)
+    permissions = data.setdefault("permissions", {})
+    if not isinstance(permissions, dict):
+        raise ConfigError(f"{settings_file}: 'permissions' is not an object; not touching it")
+    allow = permissions.setdefault("allow", [])
+    if not isinstance(allow, list):
+        raise ConfigError(f"{settings_file}: permissions.allow is not a list; not touching it")
+    added = [rule for rule in allowed_tool_rules() if rule not in allow]
+    if not added:
+        return []
+    allow.extend(added)
+    _write_json(settings_file, data)
+    return [f"permissions.allow: added {', '.join(added)}"]
+
+
+def disallow_tools(settings_file: Path) -> list[str]:
+    """Remove exactly the rules ``allow_tools`` adds (a rule of the user's own,
+    such as ``mcp__sessions-graph`` for the whole server, stays); an ``allow``
+    list or ``permissions`` object left empty goes too. Returns what changed."""
+    if not settings_file.exists():
+        return []
+    data = _load_json(settings_file)
+    permissions = data.get("permissions")
+    allow = permissions.get("allow") if isinstance(permissions, dict) else None
+    if not isinstance(allow, list):
+        return []
+    ours = set(allowed_tool_rules())
+    kept = [rule for rule in allow if rule not in ours]
+    if len(kept) == len(allow):
+        return []
+    removed = [rule for rule in allow if rule in ours]
+    if kept:
+        permissions["allow"] = kept  # type: ignore[index]
+    else:
+        del permissions["allow"]  # type: ignore[union-attr]
+        if not permissions:
+            del data["permissions"]
+    _write_or_remove(settings_file, data)
+    return [f"permissions.allow: removed {', '.join(removed)}"]
