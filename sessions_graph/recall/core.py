@@ -40,7 +40,7 @@ def recall(engine: Engine, user_id: str, query: str, **options: Any) -> Record:
             (f"memory:{m['memory_id']}", _memory(m)) for m in lanes.memories(engine, req, req.limit)
         ]
     fused = fusion.rank({k: v for k, v in ranked.items() if v})
-    exchanges = Exchanges(engine, req.user_id, fused.order)
+    exchanges = Exchanges(engine, req.user_id, fused.order, req.limit)
 
     def group_of(key: str, item: Record) -> list[str]:
         # An exchange is one hit, and so is one text said in several sessions.

@@ -23,8 +23,9 @@ from sessions_graph.engines.base import Engine, Record
 
 #: Actions read on each side of a turn hit to find the other half of its exchange.
 EXCHANGE_RADIUS = 2
-#: Turn hits whose windows are read in one go, ahead of the selection.
-BATCH = 24
+#: Turn hits whose windows are read in one go, ahead of the selection, per
+#: hit asked for: an exchange may take two places' worth of candidates.
+BATCH_PER_HIT = 2
 _SPACE = re.compile(r"\s+")
 
 
@@ -72,12 +73,13 @@ def text_key(kind: str, texts: Sequence[str]) -> str:
 
 
 class Exchanges:
-    """The exchanges of turn hits, read ``BATCH`` at a time in rank order
+    """The exchanges of turn hits, read ``BATCH_PER_HIT`` per hit asked for at a time, in rank order
     (the selection asks best first), each action's window once."""
 
-    def __init__(self, engine: Engine, user_id: str, order: Sequence[str]) -> None:
+    def __init__(self, engine: Engine, user_id: str, order: Sequence[str], limit: int) -> None:
         self._engine = engine
         self._user_id = user_id
+        self._batch = BATCH_PER_HIT * limit
         self._pending = [k.removeprefix("turn:") for k in order if k.startswith("turn:")]
         self._turns: dict[str, Turn] = {}
 
@@ -89,7 +91,7 @@ class Exchanges:
 
     def _read(self, action_id: str) -> None:
         wanted = [action_id] + [
-            a for a in self._pending[:BATCH] if a != action_id and a not in self._turns
+            a for a in self._pending[: self._batch] if a != action_id and a not in self._turns
         ]
         self._pending = [a for a in self._pending if a not in wanted]
         windows: dict[str, list[Record]] = {a: [] for a in wanted}
