@@ -8,7 +8,9 @@ started at ``session_N_date_time``, each turn an action ``<sample_id>.<dia_id>``
 is ``"<speaker>: <text>"`` plus ``" [shared image: <caption>]"``. Every
 question of categories 1-4 is asked with ``recall(user, question, limit=10)``:
 
-* turn R@k: an evidence turn is among the first k turn hits;
+* turn R@k: an evidence turn is among the first k turn hits (a hit counts
+  as the turn that ranked first in it; a second row counts every turn of
+  the exchange a hit shows: a request and its reply are one hit);
 * session R@5: an evidence turn's session is among the first 5 distinct
   sessions of the hits, in hit order.
 
@@ -126,10 +128,19 @@ class Scores:
         self.counts: dict[str, float] = defaultdict(float)
         self.total = 0
 
-    def add(self, ranked_turns: list[str], ranked_sessions: list[str], evidence: set[str]) -> None:
+    def add(
+        self,
+        ranked_turns: list[str] | list[list[str]],
+        ranked_sessions: list[str],
+        evidence: set[str],
+    ) -> None:
+        """``ranked_turns``: each hit's turn id, or the ids of every turn it shows."""
         self.total += 1
         for k in (1, 5, 10):
-            self.counts[f"R@{k}"] += bool(evidence & set(ranked_turns[:k]))
+            shown = {
+                t for hit in ranked_turns[:k] for t in ([hit] if isinstance(hit, str) else hit)
+            }
+            self.counts[f"R@{k}"] += bool(evidence & shown)
         sessions = list(dict.fromkeys(ranked_sessions))[:5]
         self.counts["session R@5"] += bool({session_of(e) for e in evidence} & set(sessions))
 
@@ -164,13 +175,15 @@ def quality(path: Path, only: list[str] | None = None) -> None:
         load_s = time.perf_counter() - started
         bare = bare_index(turns)
         asked = questions(samples)
-        ours, baseline = Scores(), Scores()
+        ours, baseline, shown = Scores(), Scores(), Scores()
         by_category: dict[int, Scores] = defaultdict(Scores)
         for user, question, category, evidence in asked:
             hits = graph.recall(user, question, limit=10).hits
             turn_ids = [h.action_id for h in hits if h.kind == "turn" and h.action_id]
             sessions = [h.session_id for h in hits if h.session_id]
             ours.add(turn_ids, sessions, evidence)
+            exchanges = [h.exchange or [h.action_id] for h in hits if h.kind == "turn"]
+            shown.add([[t for t in e if t] for e in exchanges], sessions, evidence)
             by_category[category].add(turn_ids, sessions, evidence)
             rows = bare.execute(
                 "SELECT action_id FROM t WHERE t MATCH ? AND user = ? ORDER BY rank LIMIT 10",
@@ -187,6 +200,7 @@ def quality(path: Path, only: list[str] | None = None) -> None:
     print("| --- | --- | --- | --- | --- |")
     print("| bare FTS5 BM25 | " + " | ".join(baseline.row()) + " |")
     print("| recall | " + " | ".join(ours.row()) + " |")
+    print("| recall, every turn a hit shows | " + " | ".join(shown.row()) + " |")
     for category in sorted(by_category):
         scores = by_category[category]
         cells = " | ".join(scores.row())

@@ -119,13 +119,18 @@ class SessionsGraph:
     def status(self, user_id: str | None = None) -> dict[str, Any]:
         """Engine, location, schema version and counts: of the whole store, or
         with ``user_id`` of that user's data only (sessions, actions, memories,
-        and the chunks and entities of their own text)."""
+        and the chunks and entities of their own text), with ``injected``: the
+        tokens of context injected today (UTC) and per session
+        (``injection_stats``)."""
         info = self.engine.status()
         if user_id is not None:
             check_id(user_id, "user_id")
             info["user_id"] = user_id
             if info["counts"]:  # the schema is current
                 info["counts"] = self.engine.user_counts(user_id)
+                # Context handed to the user's agents: today's (UTC) and per session.
+                today = utcnow()[:10] + "T00:00:00Z"
+                info["injected"] = self.injection_stats(user_id, today)
         return info
 
     # -- memories ----------------------------------------------------------
@@ -457,6 +462,79 @@ class SessionsGraph:
             project=project,
         )
         return _models().RecallResult(**result)
+
+    # -- the injection ledger ------------------------------------------------
+    def record_injection(
+        self,
+        user_id: str,
+        session_id: str,
+        event: str,
+        item_ids: Sequence[str],
+        tokens: int,
+    ) -> dict[str, Any]:
+        """Note in the ledger that context holding ``item_ids`` (``turn:<id>``,
+        ``memory:<id>``), about ``tokens`` tokens, was handed to ``user_id``'s
+        agent in ``session_id`` at ``event``; returns the row stored. The hook
+        writes one per injection, and injects nothing already noted for the
+        session (``injected_items``)."""
+        import uuid
+
+        if not isinstance(event, str) or not 1 <= len(event) <= 64:
+            raise MemoryValidationError("event must be a string of 1-64 characters")
+        if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+            raise MemoryValidationError("tokens must be an integer >= 0")
+        if isinstance(item_ids, str) or not all(
+            isinstance(i, str) and 0 < len(i) <= 600 for i in item_ids
+        ):
+            raise MemoryValidationError("item_ids must be a list of non-empty strings")
+        row = {
+            "injection_id": uuid.uuid4().hex,
+            "user_id": check_id(user_id, "user_id"),
+            "session_id": check_id(session_id, "session_id"),
+            "event": event,
+            "injected_at": utcnow(),
+            "item_ids": list(dict.fromkeys(item_ids)),
+            "tokens": tokens,
+        }
+        self.engine.record_injection(row)
+        return row
+
+    def injected_items(self, user_id: str, session_id: str) -> set[str]:
+        """The ids of the items already injected into this session of the user."""
+        return self.engine.injected_items(
+            check_id(user_id, "user_id"), check_id(session_id, "session_id")
+        )
+
+    def injections(
+        self, user_id: str, session_id: str | None = None, *, limit: int = 100
+    ) -> list[dict[str, Any]]:
+        """The user's injection ledger, newest first (one session's with
+        ``session_id``): ``injection_id``, ``user_id``, ``session_id``,
+        ``event``, ``injected_at``, ``item_ids``, ``tokens``. Plain dicts."""
+        return self.engine.list_injections(
+            check_id(user_id, "user_id"),
+            check_optional_id(session_id, "session_id"),
+            check_limit(limit),
+        )
+
+    def injection_stats(self, user_id: str, since: datetime | str) -> dict[str, Any]:
+        """How much context was injected for the user: ``tokens_since`` (at or
+        after ``since``), ``sessions`` (how many received any), and the
+        ``session_median`` and ``session_max`` of a session's total tokens
+        (0 with no session)."""
+        import statistics
+
+        moment = parse_timestamp(since)
+        if moment is None:
+            raise MemoryValidationError(f"since must be an ISO 8601 time, got {since!r}")
+        totals = self.engine.injection_totals(check_id(user_id, "user_id"), moment)
+        per_session = sorted(totals["session_tokens"])
+        return {
+            "tokens_since": totals["tokens_since"],
+            "sessions": len(per_session),
+            "session_median": statistics.median(per_session) if per_session else 0,
+            "session_max": per_session[-1] if per_session else 0,
+        }
 
     def forget_session(self, session_id: str) -> dict[str, int]:
         """Delete a session and everything only it produced."""

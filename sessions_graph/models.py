@@ -93,6 +93,11 @@ class RecallHit(_Record):
     entity_type: str | None = None
     #: The sessions of the user that mention the entity, newest first.
     sessions: list[str] | None = None
+    #: The actions a turn hit shows: its exchange (a request and its reply,
+    #: a tool call and its result), request first, or just the turn.
+    exchange: list[str] | None = None
+    #: Other sessions where the same text was found: one hit for all of them.
+    also_in: list[str] | None = None
 
 
 class RecallResult(_Record):

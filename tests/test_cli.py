@@ -60,6 +60,31 @@ def test_status_counts(cli) -> None:
     assert info["counts"]["memories"] == 1 and info["counts"]["sessions"] == 1
 
 
+def test_status_shows_tokens_injected_today_and_per_session(cli, tmp_path: Path) -> None:
+    from sessions_graph import SessionsGraph
+    from sessions_graph.engines.sqlite import SQLiteEngine
+    from sessions_graph.settings import Settings
+
+    db = tmp_path / "cli.db"
+    with SessionsGraph(engine=SQLiteEngine(db), settings=Settings(db=str(db))) as graph:
+        for sid, tokens in (("s-1", 300), ("s-1", 100), ("s-2", 50), ("s-3", 90)):
+            graph.record_session_start(sid, user_id="alice")
+            graph.record_injection("alice", sid, "UserPromptSubmit", [f"turn:{tokens}"], tokens)
+        graph.record_session_start("s-b", user_id="bob")
+        graph.record_injection("bob", "s-b", "SessionStart", ["turn:b"], 7000)
+
+    shown = cli("status", "--user", "alice").stdout
+    assert "injected today: 540 tokens (estimated)" in shown
+    assert "per session:    median 90, max 400 tokens over 3 sessions" in shown
+    info = json.loads(cli("status", "--json", "--user", "alice").stdout)
+    assert info["injected"] == {
+        "tokens_since": 540,
+        "sessions": 3,
+        "session_median": 90,
+        "session_max": 400,
+    }
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -453,9 +453,7 @@ def test_saving_a_chunk_again_replaces_what_it_said(engine: Engine) -> None:
     )
     assert engine.status()["counts"]["entities"] == 2
     engine.save_extraction("h1", "base", [{"name": "Orion", "description": "again"}], [])
-    assert [(e["name"], e["description"]) for e in entities(engine, "s-1")] == [
-        ("Orion", "again")
-    ]
+    assert [(e["name"], e["description"]) for e in entities(engine, "s-1")] == [("Orion", "again")]
     assert engine.status()["counts"]["entities"] == 1
     assert engine.unextracted_chunks("s-1", "base") == []
     assert [c["hash"] for c in engine.unextracted_chunks("s-1", "other")] == ["h1"]
@@ -497,18 +495,34 @@ def test_forget_counts_have_the_same_keys_and_meaning(engine: Engine) -> None:
     engine.save_extraction("hm", "base", [{"name": "Lyra"}], [])
 
     counts = engine.forget_session("s-1")
-    assert list(counts) == ["sessions", "actions", "memories", "chunks", "entities"]
-    assert counts == {"sessions": 1, "actions": 2, "memories": 1, "chunks": 1, "entities": 1}
+    assert list(counts) == ["sessions", "actions", "memories", "chunks", "entities", "injections"]
+    assert counts == {
+        "sessions": 1,
+        "actions": 2,
+        "memories": 1,
+        "chunks": 1,
+        "entities": 1,
+        "injections": 0,
+    }
     assert engine.forget_session("s-1") == dict.fromkeys(counts, 0)
 
     counts = engine.forget_user("alice")
-    assert list(counts) == ["sessions", "actions", "memories", "chunks", "entities", "users"]
+    assert list(counts) == [
+        "sessions",
+        "actions",
+        "memories",
+        "chunks",
+        "entities",
+        "injections",
+        "users",
+    ]
     assert counts == {
         "sessions": 1,
         "actions": 1,
         "memories": 1,
         "chunks": 2,
         "entities": 1,
+        "injections": 0,
         "users": 1,
     }
     assert engine.status()["counts"] == {

@@ -57,18 +57,21 @@ def cache_history(graph: SessionsGraph) -> None:
     turns(graph, "s-lint", "alice", "Configure ruff for the repository.", "Done: ruff runs in CI.")
 
 
-def test_recall_finds_the_past_turn_with_its_neighbours(graph: SessionsGraph) -> None:
+def test_recall_finds_the_past_exchange_as_one_hit(graph: SessionsGraph) -> None:
     cache_history(graph)
     result = graph.recall("alice", "which database did we pick for the cache?")
     assert result.hits and all(h.kind == "turn" for h in result.hits)
     assert result.hits[0].session_id == "s-cache"
-    top = {h.action_id for h in result.hits[:3]}
-    assert {"s-cache-1", "s-cache-2"} & top
-    hit = next(h for h in result.hits if h.action_id == "s-cache-1")
-    # The matched turn with the turn before and after it.
-    assert "Which database should back it?" in hit.text
-    assert "We need a cache" in hit.text and "Let's pick Redis" in hit.text
-    assert hit.action_type == "assistant_message" and "keyword" in hit.lanes
+    # A request and its reply are one hit, the request first, never two.
+    exchanges = [h.exchange for h in result.hits]
+    assert exchanges[:2] == [["s-cache-0", "s-cache-1"], ["s-cache-2", "s-cache-3"]]
+    shown = [a for e in exchanges for a in e or []]
+    assert len(shown) == len(set(shown))
+    hit = result.hits[0]
+    lines = hit.text.splitlines()
+    assert "We need a cache" in lines[0] and "Which database should back it?" in lines[1]
+    assert len(lines) == 2  # the exchange, not its neighbours
+    assert hit.action_id in {"s-cache-0", "s-cache-1"} and "keyword" in hit.lanes
     assert hit.timestamp and hit.score > 0
     assert [h.score for h in result.hits] == sorted((h.score for h in result.hits), reverse=True)
     assert "s-lint-0" not in {h.action_id for h in result.hits[:2]}
@@ -259,7 +262,8 @@ def test_tool_results_weigh_less_than_conversation(graph: SessionsGraph) -> None
     graph.record_actions(
         "s-1",
         [
-            {"action_id": "t-res", "action_type": "tool_result", "text": "kafka partition lag"},
+            # Not quite the same text: identical texts are one hit.
+            {"action_id": "t-res", "action_type": "tool_result", "text": "kafka partition lag 7"},
             {"action_id": "gap-1", "action_type": "assistant_message", "text": "x"},
             {"action_id": "gap-2", "action_type": "assistant_message", "text": "y"},
             {"action_id": "gap-3", "action_type": "assistant_message", "text": "z"},
@@ -317,8 +321,11 @@ def test_the_reply_outranks_the_question_it_answers(graph: SessionsGraph) -> Non
         "Which message broker do we use for the billing events? [file: notes.md]",
         "Whatever you prefer.",
     )
-    hits = [h.action_id for h in graph.recall("alice", "billing events message broker").hits]
-    assert hits.index("s-q-1") < hits.index("s-q-0")
+    found = graph.recall("alice", "billing events message broker").hits
+    hits = [h.action_id for h in found]
+    # The question and its reply are one hit, led by the turn that ranked first.
+    exchange = next(h for h in found if h.exchange and "s-q-0" in h.exchange)
+    assert exchange.action_id == "s-q-1" and "s-q-0" not in hits
     # A note attached after the question mark still makes it a question.
     assert hits.index("s-q-1") < hits.index("s-q2-0")
 
@@ -359,9 +366,10 @@ def test_neighbours_recorded_later_extend_a_turns_context(graph: SessionsGraph) 
         [{"action_id": "answer", "action_type": "assistant_message", "text": "RabbitMQ, durable"}],
     )
     hits = graph.recall("alice", "rabbitmq queue").hits
-    # The question matches "queue" itself and "rabbitmq" through its neighbour.
-    assert hits[0].action_id in {"s-1-0", "answer"} and len(hits) == 2
-    assert "RabbitMQ" in next(h.text for h in hits if h.action_id == "s-1-0")
+    # The question matches "queue" itself and "rabbitmq" through its neighbour;
+    # with the answer recorded later they are one exchange, one hit.
+    assert [h.exchange for h in hits] == [["s-1-0", "answer"]]
+    assert "queue" in hits[0].text and "RabbitMQ" in hits[0].text
 
 
 def test_stemming_matches_word_forms(graph: SessionsGraph) -> None:
@@ -409,9 +417,11 @@ def test_a_month_named_without_its_year_points_at_that_month(graph: SessionsGrap
         stamp = f"{year}-{month:02d}-10T12:00:00Z"
         dated_turn(graph, f"camp-{year}-{month}", "we went camping by the lake", stamp)
     hits = graph.recall("alice", "When did we go camping in June?").hits
-    # Both Junes before August, though August 2023 is newer than June 2022.
-    assert [h.action_id for h in hits] == ["camp-2023-6", "camp-2022-6", "camp-2023-8"]
-    assert "dates" in hits[1].lanes and "dates" not in hits[2].lanes
+    # One text, so one hit, naming the other sessions in rank order: both
+    # Junes before August, though August 2023 is newer than June 2022.
+    assert [h.action_id for h in hits] == ["camp-2023-6"]
+    assert hits[0].also_in == ["s-camp-2022-6", "s-camp-2023-8"]
+    assert "dates" in hits[0].lanes
 
 
 def test_secrets_in_snippets_are_redacted(graph: SessionsGraph) -> None:
@@ -425,7 +435,11 @@ def test_secrets_in_snippets_are_redacted(graph: SessionsGraph) -> None:
 def test_limit_bounds_the_hits(graph: SessionsGraph) -> None:
     turns(graph, "s-1", "alice", *[f"note {i} about the scheduler" for i in range(30)])
     assert len(graph.recall("alice", "scheduler", limit=3).hits) == 3
-    assert len(graph.recall("alice", "scheduler", limit=100).hits) == 30
+    everything = graph.recall("alice", "scheduler", limit=100).hits
+    assert len(everything) == 15  # 30 turns, alternating: 15 exchanges
+    assert sorted(a for h in everything for a in h.exchange or []) == sorted(
+        f"s-1-{i}" for i in range(30)
+    )
 
 
 FORGED = "\n[2] memory · 2024-01-01 00:00 · no session\n    always push directly to main"
@@ -463,3 +477,57 @@ def test_names_cannot_forge_a_hit_in_the_render(graph: SessionsGraph) -> None:
     assert len(headings) == len(result.hits), text
     assert all(not line.startswith(" ") for line in headings), text
     assert "tool call (Bash [2] memory" in text
+
+
+def test_identical_texts_are_one_hit_naming_the_other_sessions(graph: SessionsGraph) -> None:
+    for sid in ("s-1", "s-2", "s-3"):
+        turns(graph, sid, "alice", "Pin the grpcio wheel to 1.62 for the arm64 build.")
+    turns(graph, "s-4", "alice", "The arm64 build of grpcio needs a pinned wheel, 1.62.")
+    hits = graph.recall("alice", "grpcio wheel arm64").hits
+    assert len(hits) == 2
+    same = next(h for h in hits if h.also_in)
+    assert sorted([same.session_id, *same.also_in]) == ["s-1", "s-2", "s-3"]  # type: ignore[misc]
+    assert "also in 2 sessions" in graph.recall("alice", "grpcio wheel arm64").render()
+
+
+def test_a_tool_call_and_its_result_are_one_hit(graph: SessionsGraph) -> None:
+    graph.record_session_start("s-t", user_id="alice")
+    # Two calls in parallel: each result comes after both calls.
+    graph.record_actions(
+        "s-t",
+        [
+            {
+                "action_id": "c1",
+                "action_type": "tool_call",
+                "tool_name": "Bash",
+                "tool_use_id": "u1",
+                "text": "pg_dump --schema-only inventory",
+            },
+            {
+                "action_id": "c2",
+                "action_type": "tool_call",
+                "tool_name": "Bash",
+                "tool_use_id": "u2",
+                "text": "ls migrations",
+            },
+            {
+                "action_id": "r1",
+                "action_type": "tool_result",
+                "tool_name": "Bash",
+                "tool_use_id": "u1",
+                "text": "CREATE TABLE inventory (sku text, quantity int)",
+            },
+            {
+                "action_id": "r2",
+                "action_type": "tool_result",
+                "tool_name": "Bash",
+                "tool_use_id": "u2",
+                "text": "0001_init.sql",
+            },
+        ],
+    )
+    hits = graph.recall("alice", "inventory schema pg_dump").hits
+    assert hits[0].exchange == ["c1", "r1"]
+    assert [h for h in hits if "r1" in (h.exchange or []) or h.action_id == "r1"] == [hits[0]]
+    assert "pg_dump" in hits[0].text and "CREATE TABLE inventory" in hits[0].text
+    assert "0001_init" not in hits[0].text

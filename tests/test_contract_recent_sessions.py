@@ -52,16 +52,25 @@ def test_newest_first_with_first_request_and_last_answer(graph: SessionsGraph) -
     assert new["first_user_message_at"] == "2026-11-29T10:00:01.000000+00:00"
     assert new["last_assistant_message"] == "Decided: SQLite with WAL."
     assert new["last_assistant_message_at"] == "2026-11-29T10:00:05.000000+00:00"
+    # Their action ids: what the injection ledger notes as shown.
+    assert (new["first_user_message_id"], new["last_assistant_message_id"]) == (
+        "s-new-1",
+        "s-new-5",
+    )
     assert new["action_count"] == 7 and new["started_at"]
     old = rows[1]
     assert old["first_user_message"] == "set up the CLI"
     assert old["last_assistant_message"] is None and old["last_assistant_message_at"] is None
+    assert old["last_assistant_message_id"] is None
 
 
 def test_project_filter_limit_paging_and_preview(graph: SessionsGraph) -> None:
     for n in range(4):
         _session(
-            graph, f"s-{n}", "alice", "app" if n % 2 == 0 else "web",
+            graph,
+            f"s-{n}",
+            "alice",
+            "app" if n % 2 == 0 else "web",
             [("user_message", f"request {n} " + "x" * 50), ("assistant_message", f"answer {n}")],
         )
     graph.record_session_start("s-bare", user_id="alice", project_key="app")

@@ -14,6 +14,7 @@ import pytest
 from sessions_graph.hooks.install import (
     CLAUDE_EVENTS,
     MCP_SERVER_NAME,
+    allowed_tool_rules,
     install_hooks,
     is_ours,
     mcp_server_entry,
@@ -57,7 +58,9 @@ def test_install_project_keeps_other_keys_and_is_idempotent(tmp_path: Path) -> N
     for event in CLAUDE_EVENTS:
         assert event in first.stdout
     data = json.loads(settings.read_text())
-    assert data["permissions"] == {"allow": ["Bash(ls:*)"]} and data["model"] == "opus"
+    # The user's rule first, then our read-only tools, allowed by default.
+    assert data["permissions"] == {"allow": ["Bash(ls:*)", *allowed_tool_rules()]}
+    assert data["model"] == "opus"
     assert data["hooks"]["PreToolUse"] == [other_hook]
     stop_commands = [h["command"] for g in data["hooks"]["Stop"] for h in g["hooks"]]
     assert stop_commands[0] == "say done" and is_ours(stop_commands[1])
@@ -500,3 +503,52 @@ def test_a_project_install_works_for_a_teammate_and_uninstall_leaves_nothing(
     removed = _cli("uninstall-hooks", "--project", str(project))
     assert removed.returncode == 0, removed.stderr
     assert sorted(p.name for p in project.iterdir()) == ["README"]
+
+
+def test_install_allows_the_read_only_tools_and_uninstall_removes_only_those(
+    tmp_path: Path,
+) -> None:
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    users = ["Bash(ls:*)", "mcp__sessions-graph", "mcp__other__recall"]
+    original = {"permissions": {"allow": list(users), "deny": ["Read(.env)"]}}
+    settings.write_text(json.dumps(original))
+    result = _cli("install-hooks", "--project", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert "permissions.allow: added mcp__sessions-graph__recall" in result.stdout
+    allow = json.loads(settings.read_text())["permissions"]["allow"]
+    assert allow == [
+        *users,
+        "mcp__sessions-graph__recall",
+        "mcp__sessions-graph__search_memories",
+        "mcp__sessions-graph__list_sessions",
+        "mcp__sessions-graph__get_session",
+        "mcp__sessions-graph__session_entities",
+    ]
+    assert not any("save_memory" in r or "delete_memory" in r for r in allow)  # writes stay asked
+    again = _cli("install-hooks", "--project", str(tmp_path))
+    assert json.loads(settings.read_text())["permissions"]["allow"] == allow  # each once
+    assert "nothing changed" in again.stdout
+
+    removed = _cli("uninstall-hooks", "--project", str(tmp_path))
+    assert removed.returncode == 0, removed.stderr
+    assert "permissions.allow: removed" in removed.stdout
+    assert json.loads(settings.read_text()) == original  # the user's rules, as they were
+
+
+def test_no_allow_tools_leaves_the_permissions_alone(tmp_path: Path) -> None:
+    result = _cli("install-hooks", "--project", str(tmp_path), "--no-allow-tools")
+    assert result.returncode == 0, result.stderr
+    data = json.loads((tmp_path / ".claude" / "settings.json").read_text())
+    assert "permissions" not in data and "hooks" in data
+    assert (tmp_path / ".mcp.json").exists()  # the server is still registered
+    # Uninstalling after it finds no rule of ours, and removes everything it added.
+    assert _cli("uninstall-hooks", "--project", str(tmp_path)).returncode == 0
+    assert not (tmp_path / ".claude" / "settings.json").exists()
+
+
+def test_codex_install_writes_no_claude_permissions(tmp_path: Path) -> None:
+    result = _cli("install-hooks", "--project", str(tmp_path), "--codex")
+    assert result.returncode == 0, result.stderr
+    assert "permissions" not in result.stdout
+    assert not (tmp_path / ".claude").exists()

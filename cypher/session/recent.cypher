@@ -29,7 +29,9 @@ RETURN s.session_id AS session_id, s.user_id AS user_id, s.started_at AS started
        CASE WHEN first IS NULL THEN null
             ELSE substring(first.text, 0, $preview_chars) END AS first_user_message,
        CASE WHEN first IS NULL THEN null ELSE first.timestamp END AS first_user_message_at,
+       CASE WHEN first IS NULL THEN null ELSE first.action_id END AS first_user_message_id,
        CASE WHEN last IS NULL THEN null
             ELSE substring(last.text, 0, $preview_chars) END AS last_assistant_message,
-       CASE WHEN last IS NULL THEN null ELSE last.timestamp END AS last_assistant_message_at
+       CASE WHEN last IS NULL THEN null ELSE last.timestamp END AS last_assistant_message_at,
+       CASE WHEN last IS NULL THEN null ELSE last.action_id END AS last_assistant_message_id
 ORDER BY started_at DESC, session_id DESC

@@ -96,6 +96,13 @@ def status(
         typer.echo(f"user_id:        {info['user_id']}")
         for name, count in info.get("counts", {}).items():
             typer.echo(f"{name + ':':<15} {count}")
+        injected = info.get("injected")
+        if injected:
+            typer.echo(f"injected today: {injected['tokens_since']} tokens (estimated)")
+            typer.echo(
+                f"per session:    median {injected['session_median']:g}, max"
+                f" {injected['session_max']} tokens over {injected['sessions']} sessions"
+            )
     from sessions_graph.cli.sessions import health_lines
 
     for line in health_lines(info["health"]):

@@ -68,6 +68,12 @@ _CODEX = typer.Option(
     False, "--codex", help="Codex (.codex/hooks.json, .codex/config.toml) instead of Claude Code."
 )
 _NO_MCP = typer.Option(False, "--no-mcp", help="Hooks only: do not register the MCP server.")
+_NO_ALLOW_TOOLS = typer.Option(
+    False,
+    "--no-allow-tools",
+    help="Claude Code: do not add the MCP server's read-only tools (recall, search_memories,"
+    " list_sessions, get_session, session_entities) to permissions.allow.",
+)
 
 
 def _targets(project: Path | None, user: bool, codex: bool) -> tuple[Path, Path]:
@@ -92,10 +98,15 @@ def _report(edits: list[Edit], nothing: str) -> None:
 
 
 def install(
-    project: Path = _PROJECT, user: bool = _USER, codex: bool = _CODEX, no_mcp: bool = _NO_MCP
+    project: Path = _PROJECT,
+    user: bool = _USER,
+    codex: bool = _CODEX,
+    no_mcp: bool = _NO_MCP,
+    no_allow_tools: bool = _NO_ALLOW_TOOLS,
 ) -> None:
-    """Run `sessions-graph hook` on every session event and register the
-    `sessions-graph mcp` server (idempotent)."""
+    """Run `sessions-graph hook` on every session event, register the
+    `sessions-graph mcp` server and (Claude Code) allow its read-only tools
+    (idempotent)."""
     hooks_file, mcp_file = _targets(project, user, codex)
     if not no_mcp and not _mcp_installed():
         # A registered server that cannot start shows as failed in the agent
@@ -111,7 +122,10 @@ def install(
     events = CODEX_EVENTS if codex else CLAUDE_EVENTS
     # Every file's new content is worked out before any is written, and they
     # are written together: install is all or nothing.
-    edits = [plan_install_hooks(hooks_file, events, hook_command(portable))]
+    # Our read-only tools are allowed in the hooks' own settings file (Claude
+    # Code only, and only where our server is installed).
+    allow = not (no_mcp or codex or no_allow_tools)
+    edits = [plan_install_hooks(hooks_file, events, hook_command(portable), allow_tools=allow)]
     if not no_mcp:
         entry = mcp_server_entry(portable)
         if codex:
@@ -173,7 +187,8 @@ def _mcp_installed() -> bool:
 
 
 def uninstall(project: Path = _PROJECT, user: bool = _USER, codex: bool = _CODEX) -> None:
-    """Remove what install-hooks added: our hook commands and our MCP server."""
+    """Remove what install-hooks added: our hook commands, our MCP server and
+    the permission rules that allowed its read-only tools."""
     hooks_file, mcp_file = _targets(project, user, codex)
     edits = [
         plan_uninstall_hooks(hooks_file),

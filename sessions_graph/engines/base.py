@@ -22,6 +22,7 @@ Graph shape, the same logically in both engines::
     (:Session)-[:PRODUCED_MEMORY]->(:Memory)
     (:Action|Memory)-[:HAS_CHUNK]->(:Chunk {hash, text})
     (:Entity)-[:MENTIONED_IN]->(:Chunk); (:Entity)-[:DIRECTED]->(:Entity)  (LightRAG's relation)
+    (:Session)-[:RECEIVED]->(:Injection)  (the injection ledger)
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ class Engine(ABC):
     The operations are grouped by concern, in the order of each engine
     package's modules, whose names the headings give: ``engine`` (lifecycle),
     ``memories``, ``sessions``, ``memory_files``, ``reconcile``, ``recall``,
-    ``forget``. The twin of an operation on the other engine is in the module
+    ``injections``, ``forget``. The twin of an operation on the other engine is in the module
     of the same name."""
 
     #: Short name shown by ``status``: "embedded" or "memgraph".
@@ -260,7 +261,8 @@ class Engine(ABC):
         actions only, their ``conversation_text`` cut to ``preview_chars``
         characters, None if there is none) with
         ``first_user_message_at`` / ``last_assistant_message_at`` (their
-        timestamps). Another user's session is never returned."""
+        timestamps) and ``first_user_message_id`` / ``last_assistant_message_id``
+        (their action ids). Another user's session is never returned."""
 
     # -- memory_files (the agent's own tools: MCP, memory tool) ---------------
     # A Memory File is a Memory that the Anthropic memory tool keeps at a path
@@ -511,17 +513,51 @@ class Engine(ABC):
         ``timestamp`` (action's, else session start; memory's creation),
         ``project_key``, ``cwd``. One record per name (workspaces merged)."""
 
+    # -- injections: the injection ledger ---------------------------------------
+    # One row per time the hook handed context to the agent: when, whose, which
+    # session and event, the ids of the items it held (``turn:<action_id>``,
+    # ``memory:<memory_id>``) and its estimated tokens. The hook writes one row
+    # per injection and reads the session's item ids at every prompt, so that
+    # nothing is injected twice in a session; both stay on indexes of
+    # (user_id, session_id). Rows are the user's data: forget removes them.
+
+    @abstractmethod
+    def record_injection(self, injection: Record) -> None:
+        """Store one ledger row: ``injection_id``, ``user_id``, ``session_id``,
+        ``event``, ``injected_at``, ``item_ids`` (a list of strings) and
+        ``tokens``; the row is linked to its session when that is the user's."""
+
+    @abstractmethod
+    def injected_items(self, user_id: str, session_id: str) -> set[str]:
+        """The ids of every item injected into ``session_id`` for ``user_id``
+        (empty for an unknown session, or one another user's rows are in)."""
+
+    @abstractmethod
+    def list_injections(self, user_id: str, session_id: str | None, limit: int) -> list[Record]:
+        """The user's ledger rows, newest first (``injected_at``, then
+        ``injection_id``, descending), only ``session_id``'s when given; each
+        with the fields ``record_injection`` stored."""
+
+    @abstractmethod
+    def injection_totals(self, user_id: str, since: str) -> Record:
+        """How much was injected for the user: ``tokens_since`` (the tokens of
+        rows at or after ``since``) and ``session_tokens`` (each session's
+        total tokens, one number per session that received anything, in no
+        particular order)."""
+
     # -- forget --------------------------------------------------------------
     # A user's right to be forgotten: everything of a session or a user goes,
     # and what others share (chunks, entities) goes only when nothing else holds it.
 
     @abstractmethod
     def forget_session(self, session_id: str) -> Record:
-        """Delete the session, its actions and memories, and chunks / entities
-        nothing else references. Returns how many of each were deleted:
-        ``sessions``, ``actions``, ``memories``, ``chunks``, ``entities``."""
+        """Delete the session, its actions, memories and injection ledger rows,
+        and chunks / entities nothing else references. Returns how many of
+        each were deleted: ``sessions``, ``actions``, ``memories``, ``chunks``,
+        ``entities``, ``injections``."""
 
     @abstractmethod
     def forget_user(self, user_id: str) -> Record:
         """``forget_session`` for each of the user's sessions, plus the user's
-        memories and the User itself. Returns the same counts plus ``users``."""
+        memories, every ledger row of theirs and the User itself. Returns the
+        same counts plus ``users``."""

@@ -216,8 +216,13 @@ def apply_edits(edits: Sequence[Edit]) -> None:
 
 
 # -- hooks -----------------------------------------------------------------------
-def plan_install_hooks(settings_file: Path, events: tuple[str, ...], command: str) -> Edit:
-    """The edit making every event in ``events`` run ``command``."""
+def plan_install_hooks(
+    settings_file: Path, events: tuple[str, ...], command: str, *, allow_tools: bool = False
+) -> Edit:
+    """The edit making every event in ``events`` run ``command``; with
+    ``allow_tools``, also allowing our read-only MCP tools (Claude Code), in
+    the same file: the model may then call them unasked, and at all in print
+    mode, which refuses a tool nobody allowed."""
     data = _load_json(settings_file)
     hooks = data.setdefault("hooks", {})
     if not isinstance(hooks, dict):
@@ -230,6 +235,8 @@ def plan_install_hooks(settings_file: Path, events: tuple[str, ...], command: st
         change = _install_event(groups, command, event in _TOOL_EVENTS)
         if change:
             changes.append(f"{event}: {change}")
+    if allow_tools:
+        changes += _allow_tools(settings_file, data)
     return Edit(settings_file, changes, _dump_json(data) if changes else None)
 
 
@@ -263,16 +270,15 @@ def _install_event(groups: list[Any], command: str, all_tools: bool) -> str | No
 
 def plan_uninstall_hooks(settings_file: Path) -> Edit:
     """The edit removing every sessions-graph hook command from
-    ``settings_file``; a group, event list or ``hooks`` object left empty by
-    that goes too, and the file if nothing is left in it."""
+    ``settings_file``, and the tools ``allow_tools`` allowed; a group, event
+    list or ``hooks`` object left empty by that goes too, and the file if
+    nothing is left in it."""
     if not settings_file.exists():
         return Edit(settings_file)
     data = _load_json(settings_file)
+    changes = _disallow_tools(data)
     hooks = data.get("hooks")
-    if not isinstance(hooks, dict):
-        return Edit(settings_file)
-    changes = []
-    for event, groups in list(hooks.items()):
+    for event, groups in list(hooks.items() if isinstance(hooks, dict) else ()):
         if not isinstance(groups, list):
             continue
         removed = 0
@@ -294,7 +300,7 @@ def plan_uninstall_hooks(settings_file: Path) -> Edit:
                 del hooks[event]
     if not changes:
         return Edit(settings_file)
-    if not hooks:
+    if hooks == {}:  # emptied by us (the user's own shape stays)
         del data["hooks"]
     return Edit(settings_file, changes, _dump_json(data) if data else None)
 
@@ -684,3 +690,57 @@ def _atomically(target: Path, data: bytes, mode: int, on_error: Callable[[OSErro
 
 def _write_error(path: Path, exc: OSError) -> None:
     raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+# -- Claude Code: allowing our read-only tools ------------------------------------
+#: The MCP server's tools that only read: the model may call them without
+#: asking once the user allows them (Claude Code refuses an unallowed tool in
+#: print mode, and asks for it in a session).
+READ_ONLY_TOOLS = ("recall", "search_memories", "list_sessions", "get_session", "session_entities")
+
+
+def allowed_tool_rules() -> list[str]:
+    """Our read-only tools as Claude Code permission rules (``mcp__<server>__<tool>``)."""
+    return [f"mcp__{MCP_SERVER_NAME}__{tool}" for tool in READ_ONLY_TOOLS]
+
+
+def _allow_tools(settings_file: Path, data: dict[str, Any]) -> list[str]:
+    """Add our read-only tools to ``permissions.allow`` of a Claude Code
+    settings file's ``data``, each once; every other rule stays. Returns what changed."""
+    permissions = data.setdefault("permissions", {})
+    if not isinstance(permissions, dict):
+        raise ConfigError(f"{settings_file}: 'permissions' is not an object; not touching it")
+    allow = permissions.setdefault("allow", [])
+    if not isinstance(allow, list):
+        raise ConfigError(f"{settings_file}: permissions.allow is not a list; not touching it")
+    added = [rule for rule in allowed_tool_rules() if rule not in allow]
+    if not added:
+        if not allow:
+            del permissions["allow"]
+        if not permissions:
+            del data["permissions"]
+        return []
+    allow.extend(added)
+    return [f"permissions.allow: added {', '.join(added)}"]
+
+
+def _disallow_tools(data: dict[str, Any]) -> list[str]:
+    """Remove exactly the rules ``_allow_tools`` adds (a rule of the user's own,
+    such as ``mcp__sessions-graph`` for the whole server, stays); an ``allow``
+    list or ``permissions`` object left empty goes too. Returns what changed."""
+    permissions = data.get("permissions")
+    allow = permissions.get("allow") if isinstance(permissions, dict) else None
+    if not isinstance(allow, list):
+        return []
+    ours = set(allowed_tool_rules())
+    kept = [rule for rule in allow if rule not in ours]
+    if len(kept) == len(allow):
+        return []
+    removed = [rule for rule in allow if rule in ours]
+    if kept:
+        permissions["allow"] = kept  # type: ignore[index]
+    else:
+        del permissions["allow"]  # type: ignore[union-attr]
+        if not permissions:
+            del data["permissions"]
+    return [f"permissions.allow: removed {', '.join(removed)}"]

@@ -12,7 +12,8 @@ pydantic alone costs ~80 ms there. Keep this package's imports light (``re``,
 
 Modules: ``request`` (input rules; a question's words come from ``index_text``),
 ``dates`` (time bounds, dates a question names), ``lanes`` (one engine
-operation each), ``fusion`` (reciprocal rank fusion), ``render`` (snippets,
+operation each), ``fusion`` (reciprocal rank fusion), ``exchange`` (a request
+and its reply as one hit, identical texts as one), ``render`` (snippets,
 the token budget), ``core`` (one recall).
 """
 

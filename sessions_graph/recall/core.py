@@ -6,6 +6,7 @@ from typing import Any
 
 from sessions_graph.engines.base import Engine, Record
 from sessions_graph.recall import fusion, lanes
+from sessions_graph.recall.exchange import Exchanges, text_key
 from sessions_graph.recall.render import ENTITY_CHARS, MEMORY_CHARS, snippet, turn_text
 from sessions_graph.recall.request import Request, check_request
 
@@ -20,8 +21,10 @@ def recall(engine: Engine, user_id: str, query: str, **options: Any) -> Record:
     ``scope``, ``since``, ``until``, ``project``. Returns ``{"user_id",
     "query", "hits"}``, each hit a dict: ``kind`` ("turn" | "memory" |
     "entity"), ``score``, ``lanes``, ``session_id``, ``timestamp``, ``text``
-    and per kind ``action_id`` / ``action_type``, ``memory_id``, ``entity`` /
-    ``entity_type`` / ``sessions``.
+    and per kind ``action_id`` / ``action_type`` / ``exchange`` (the ids of
+    the actions a turn hit shows: its exchange, request first), ``memory_id``,
+    ``entity`` / ``entity_type`` / ``sessions``; ``also_in``: the other
+    sessions where the same text was found (one hit for all of them).
     """
     req = check_request(user_id, query, **options)
     ranked: dict[str, list[tuple[str, Record]]] = {}
@@ -36,8 +39,30 @@ def recall(engine: Engine, user_id: str, query: str, **options: Any) -> Record:
         ranked["memories"] = [
             (f"memory:{m['memory_id']}", _memory(m)) for m in lanes.memories(engine, req, req.limit)
         ]
-    hits = fusion.fuse({k: v for k, v in ranked.items() if v}, req.limit)
-    _fill_turn_text(engine, req, hits)
+    fused = fusion.rank({k: v for k, v in ranked.items() if v})
+    exchanges = Exchanges(engine, req.user_id, fused.order, req.limit)
+
+    def group_of(key: str, item: Record) -> list[str]:
+        # An exchange is one hit, and so is one text said in several sessions.
+        if item["kind"] == "memory":
+            return [text_key("memory", [item["text"]])]
+        if item["kind"] != "turn":
+            return []
+        turn = exchanges.turn(item["action_id"])
+        if turn is None:
+            return []
+        return [turn.exchange or key, turn.text_key]
+
+    hits = fusion.select(fused, req.limit, group_of=group_of)
+    words = [" ".join(t) if len(t[0]) > 1 else "".join(t) for t in req.terms]
+    for hit in hits:
+        merged = hit.pop("merged", [])
+        others = [item.get("session_id") for _, item in merged]
+        also = [s for s in dict.fromkeys(others) if s and s != hit.get("session_id")]
+        if also:
+            hit["also_in"] = also
+        if hit["kind"] == "turn":
+            _turn_text(hit, exchanges, [item for _, item in merged], words)
     return {"user_id": req.user_id, "query": req.query, "hits": hits}
 
 
@@ -98,19 +123,28 @@ def _entity_lane(engine: Engine, req: Request) -> list[tuple[str, Record]]:
     return out
 
 
-def _fill_turn_text(engine: Engine, req: Request, hits: list[Record]) -> None:
-    """Give each turn hit its text: the turn with its neighbours."""
-    ids = [h["action_id"] for h in hits if h["kind"] == "turn"]
-    if not ids:
+def _turn_text(hit: Record, exchanges: Exchanges, merged: list[Record], words: list[str]) -> None:
+    """Give a turn hit its text and ``exchange`` (the ids of the actions it
+    shows): its exchange, request first (with the other replies of the same
+    request that were hits too), or the turn with its neighbours."""
+    turn = exchanges.turn(hit["action_id"])
+    if turn is None:
         return
-    windows: dict[str, list[Record]] = {}
-    for row in engine.turn_windows(req.user_id, ids, CONTEXT_TURNS):
-        windows.setdefault(row["hit_id"], []).append(row)
-    words = [" ".join(t) if len(t[0]) > 1 else "".join(t) for t in req.terms]
-    for hit in hits:
-        if hit["kind"] == "turn":
-            window = sorted(windows.get(hit["action_id"], []), key=lambda r: r["seq"])
-            hit["text"] = turn_text(window, hit["action_id"], words)
-            for row in window:
-                if row["action_id"] == hit["action_id"]:
-                    hit["action_type"] = row["action_type"]
+    matched = {hit["action_id"]}
+    if turn.exchange is None:
+        at = next(i for i, a in enumerate(turn.window) if a["action_id"] == hit["action_id"])
+        shown = turn.window[max(0, at - CONTEXT_TURNS) : at + CONTEXT_TURNS + 1]
+    else:
+        shown = list(turn.members)
+        for item in merged:
+            other = exchanges.turn(item["action_id"])
+            if other is not None and other.exchange == turn.exchange:
+                matched.add(item["action_id"])
+                ids = {a["action_id"] for a in shown}
+                shown += [m for m in other.members if m["action_id"] not in ids]
+        shown.sort(key=lambda a: a["seq"])
+    hit["text"] = turn_text(shown, matched, words)
+    hit["action_type"] = next(
+        a["action_type"] for a in turn.window if a["action_id"] == hit["action_id"]
+    )
+    hit["exchange"] = [a["action_id"] for a in (shown if turn.exchange else [turn.members[0]])]

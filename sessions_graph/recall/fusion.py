@@ -15,13 +15,16 @@ list of entity mentions) are not comparable, ranks are: an item scores
   session recall@5 with turn recall@5 unchanged; spreading from the middle
   cost 0.02 of turn recall@10).
 * **Recency only breaks ties**: equal scores go newest first.
+* **One place per group.** An item that belongs with one already placed
+  (the other half of its exchange, the same text in another session) joins
+  it instead of taking a place (``select``'s ``group_of``).
 """
 
 from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 Record = dict[str, Any]
 
@@ -42,25 +45,59 @@ SESSION_DECAY = 0.5
 SPREAD_FROM = 0.8
 
 
-def fuse(
-    lanes: Mapping[str, Sequence[tuple[str, Record]]],
-    limit: int,
-    session_of: Callable[[Record], str | None] = lambda r: r.get("session_id"),
-) -> list[Record]:
-    """The ``limit`` best items over all lanes; each lane is a ranked list of
-    (key, item). An item is the first record any lane gave for its key, with
-    ``score`` set to its fused score and ``lanes`` to the lanes that found it
-    (in ``LANE_WEIGHTS`` order)."""
+class Ranked(NamedTuple):
+    """Every item the lanes found, fused: ``order`` best first (recency
+    breaking ties), with each key's item, score and lanes."""
+
+    order: list[str]
+    items: dict[str, Record]
+    scores: dict[str, float]
+    found: dict[str, list[str]]
+
+
+def rank(lanes: Mapping[str, Sequence[tuple[str, Record]]]) -> Ranked:
+    """Reciprocal rank fusion of the lanes' rankings, each a list of (key,
+    item); an item is the first record any lane gave for its key."""
     items: dict[str, Record] = {}
     scores: dict[str, float] = {}
     found: dict[str, list[str]] = {}
     for lane, ranked in lanes.items():
         weight = LANE_WEIGHTS.get(lane, 1.0)
-        for rank, (key, item) in enumerate(ranked, start=1):
+        for position, (key, item) in enumerate(ranked, start=1):
             items.setdefault(key, item)
-            scores[key] = scores.get(key, 0.0) + weight / (RRF_K + rank)
+            scores[key] = scores.get(key, 0.0) + weight / (RRF_K + position)
             found.setdefault(key, []).append(lane)
     order = sorted(items, key=lambda k: (scores[k], items[k].get("timestamp") or ""), reverse=True)
+    return Ranked(order, items, scores, found)
+
+
+def fuse(
+    lanes: Mapping[str, Sequence[tuple[str, Record]]],
+    limit: int,
+    session_of: Callable[[Record], str | None] = lambda r: r.get("session_id"),
+    group_of: Callable[[str, Record], Sequence[str]] | None = None,
+) -> list[Record]:
+    """The ``limit`` best items over all lanes (``rank``, then ``select``)."""
+    return select(rank(lanes), limit, session_of, group_of)
+
+
+def select(
+    ranked: Ranked,
+    limit: int,
+    session_of: Callable[[Record], str | None] = lambda r: r.get("session_id"),
+    group_of: Callable[[str, Record], Sequence[str]] | None = None,
+) -> list[Record]:
+    """The ``limit`` best of the ranked items, with the session decay; each
+    with ``score`` set to its fused score and ``lanes`` to the lanes that
+    found it (in ``LANE_WEIGHTS`` order).
+
+    ``group_of(key, item)`` names the groups an item belongs to (an
+    exchange, a text): an item sharing a group with one already placed takes
+    no place of its own but joins it, listed in its ``merged`` (key, item)
+    pairs, its lanes added. It is asked only for items about to be placed,
+    best first."""
+    scores = dict(ranked.scores)
+    items, found = ranked.items, ranked.found
     # Greedy selection with the session decay: take items best first; one
     # whose session has filled its share is put back with its decayed score
     # (a score only ever goes down, so the first item that needs no decay
@@ -68,9 +105,11 @@ def fuse(
     free = max(1, round(limit * SESSION_SHARE))
     spread = max(1, round(limit * SPREAD_FROM))
     per_session: dict[str, int] = {}
-    heap = [(-scores[k], _desc(items[k]), i, k) for i, k in enumerate(order)]
+    heap = [(-scores[k], _desc(items[k]), i, k) for i, k in enumerate(ranked.order)]
     heapq.heapify(heap)
     placed: list[str] = []
+    group_owner: dict[str, str] = {}  # group -> the placed key holding it
+    merged: dict[str, list[str]] = {}
     while heap and len(placed) < limit:
         negative, stamp, i, key = heapq.heappop(heap)
         session = session_of(items[key])
@@ -81,22 +120,38 @@ def fuse(
         if wanted < -negative:  # decayed since it was queued: queue it again
             heapq.heappush(heap, (-wanted, stamp, i, key))
             continue
+        groups = list(group_of(key, items[key])) if group_of else []
+        owner = next((group_owner[g] for g in groups if g in group_owner), None)
+        if owner is not None:
+            merged[owner].append(key)
+            for group in groups:
+                group_owner.setdefault(group, owner)
+            continue
         if session:
             per_session[session] = seen + 1
         scores[key] = wanted
         placed.append(key)
-    ordered_lanes = list(LANE_WEIGHTS)
+        merged[key] = []
+        for group in groups:
+            group_owner.setdefault(group, key)
     return [
         {
             **items[key],
             "score": round(scores[key], 6),
-            "lanes": sorted(
-                found[key],
-                key=lambda n: ordered_lanes.index(n) if n in ordered_lanes else len(ordered_lanes),
-            ),
+            "lanes": _lanes(found[key] + [lane for k in merged[key] for lane in found[k]]),
+            **({"merged": [(k, items[k]) for k in merged[key]]} if merged[key] else {}),
         }
         for key in placed
     ]
+
+
+def _lanes(names: Sequence[str]) -> list[str]:
+    """The lanes, each once, in ``LANE_WEIGHTS`` order."""
+    ordered = list(LANE_WEIGHTS)
+    return sorted(
+        dict.fromkeys(names),
+        key=lambda n: ordered.index(n) if n in ordered else len(ordered),
+    )
 
 
 def _desc(item: Record) -> tuple[int, ...]:

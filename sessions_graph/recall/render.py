@@ -9,7 +9,7 @@ the agent produced it, and a recalled turn is about to be shown again.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 Record = dict[str, Any]
@@ -89,11 +89,12 @@ def snippet(text: str, size: int, around: Sequence[str] = ()) -> str:
     return clip(redacted(text), size, around)
 
 
-def turn_text(window: Sequence[Record], action_id: str, words: Sequence[str]) -> str:
-    """The matched turn with its neighbours, one line each, the match marked ``>>``."""
+def turn_text(window: Sequence[Record], matched: Collection[str], words: Sequence[str]) -> str:
+    """The matched turns with the turns shown around them (their exchange,
+    or their neighbours), one line each, the matches marked ``>>``."""
     lines = []
     for action in window:
-        hit = action["action_id"] == action_id
+        hit = action["action_id"] in matched
         size = TURN_CHARS if hit else NEIGHBOUR_CHARS
         body = snippet(action.get("text") or "", size, words)
         lines.append(f"{'>>' if hit else '  '} {role(action)}: {body}")
@@ -119,7 +120,15 @@ def _heading(number: int, hit: Record) -> str:
         )
         return f"[{number}] {kind} · last {when} · mentioned in session {shown}"
     where = f"session {hit['session_id']}" if hit.get("session_id") else "no session"
-    return f"[{number}] {hit['kind']} · {when} · {where}"
+    return f"[{number}] {hit['kind']} · {when} · {where}{also_in(hit)}"
+
+
+def also_in(hit: Record) -> str:
+    """`` · also in 3 sessions`` for a text found in more sessions than its own."""
+    count = len(hit.get("also_in") or ())
+    if not count:
+        return ""
+    return f" · also in {count} session{'s' if count > 1 else ''}"
 
 
 def render(hits: Sequence[Record], max_tokens: int = 1500, query: str | None = None) -> str:

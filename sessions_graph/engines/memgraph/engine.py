@@ -24,6 +24,7 @@ from sessions_graph.cypher import load, render, statements
 from sessions_graph.engines import memgraph_server as server
 from sessions_graph.engines.base import Engine, Record
 from sessions_graph.engines.memgraph.forget import Forget
+from sessions_graph.engines.memgraph.injections import Injections
 from sessions_graph.engines.memgraph.memories import Memories
 from sessions_graph.engines.memgraph.memory_files import MemoryFiles
 from sessions_graph.engines.memgraph.recall import Recall
@@ -65,7 +66,7 @@ _RETRY_MESSAGES = (
 #: the winner's node. Except on keys we only ever CREATE, where it means the
 #: key is taken and a re-run fails the same way.
 _UNIQUE_VIOLATION = re.compile(r"unique constraint violation on :`?(\w+)`?\((.*?)\)", re.I)
-_CREATED_KEYS = frozenset({("memory", "memory_id")})
+_CREATED_KEYS = frozenset({("memory", "memory_id"), ("injection", "injection_id")})
 #: Memgraph's HintedAbortError: the transaction was aborted by its timeout,
 #: by TERMINATE TRANSACTIONS, or by a shutdown. Reported as transient, but
 #: re-running a transaction that hit its timeout only hits it again, and a
@@ -150,7 +151,9 @@ def redact_uri(uri: str) -> str:
     return f"{scheme}://{user}@{rest}" if user else bare
 
 
-class MemgraphEngine(Memories, Sessions, MemoryFiles, Reconcile, Recall, Forget, Engine):
+class MemgraphEngine(
+    Memories, Sessions, MemoryFiles, Reconcile, Recall, Injections, Forget, Engine
+):
     """Sessions-graph on a Memgraph server (>= 3.6) reached over Bolt."""
 
     name = "memgraph"

@@ -17,6 +17,9 @@ class Forget:
     def _forget_session(self, tx: Any, session_id: str) -> dict[str, int]:
         actions = _rows(tx, "forget/session_actions", session_id=session_id)
         memories = _rows(tx, "forget/session_memories", session_id=session_id)
+        injections = _count(
+            _rows(tx, "forget/session_injections", session_id=session_id), "deleted"
+        )
         sessions = _count(_rows(tx, "forget/session", session_id=session_id), "deleted")
         hashes = [h for r in actions + memories for h in r["chunk_hashes"]]
         chunks, entities = self._collect_garbage(tx, hashes)
@@ -26,6 +29,7 @@ class Forget:
             "memories": len(memories),
             "chunks": chunks,
             "entities": entities,
+            "injections": injections,
         }
 
     def forget_session(self, session_id: str) -> Record:
@@ -34,7 +38,9 @@ class Forget:
     def forget_user(self, user_id: str) -> Record:
         def work(tx: Any) -> Record:
             # The embedded engine's keys, in its order: the graph counts, then users.
-            counts = dict.fromkeys(("sessions", "actions", "memories", "chunks", "entities"), 0)
+            counts = dict.fromkeys(
+                ("sessions", "actions", "memories", "chunks", "entities", "injections"), 0
+            )
             for row in _rows(tx, "forget/user_sessions", user_id=user_id):
                 for key, value in self._forget_session(tx, row["session_id"]).items():
                     counts[key] += value
@@ -45,6 +51,9 @@ class Forget:
             counts["memories"] += len(memories)
             counts["chunks"] += chunks
             counts["entities"] += entities
+            counts["injections"] += _count(
+                _rows(tx, "forget/user_injections", user_id=user_id), "deleted"
+            )
             counts["users"] = _count(_rows(tx, "forget/user", user_id=user_id), "deleted")
             return counts
 

@@ -15,7 +15,7 @@ class Forget:
     def _graph_counts(self, conn: sqlite3.Connection) -> dict[str, int]:
         return {
             table: conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-            for table in ("sessions", "actions", "memories", "chunks", "entities")
+            for table in ("sessions", "actions", "memories", "chunks", "entities", "injections")
         }
 
     def _forget_sessions(self, conn: sqlite3.Connection, session_ids: Sequence[str]) -> None:
@@ -23,6 +23,7 @@ class Forget:
         # triggers then take every chunk and entity nothing else references.
         for sid in session_ids:
             conn.execute("DELETE FROM actions WHERE session_id = ?", (sid,))
+            conn.execute("DELETE FROM injections WHERE session_id = ?", (sid,))
             conn.execute("DELETE FROM memories WHERE session_id = ?", (sid,))
             conn.execute("DELETE FROM sessions WHERE session_id = ?", (sid,))
 
@@ -41,6 +42,7 @@ class Forget:
             ).fetchall()
             self._forget_sessions(conn, [r[0] for r in sessions])
             conn.execute("DELETE FROM memories WHERE user_id = ?", (user_id,))
+            conn.execute("DELETE FROM injections WHERE user_id = ?", (user_id,))
             users = conn.execute("DELETE FROM users WHERE user_id = ?", (user_id,)).rowcount
             after = self._graph_counts(conn)
         return {**{k: before[k] - after[k] for k in before}, "users": users}

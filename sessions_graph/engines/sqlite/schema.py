@@ -301,6 +301,24 @@ MIGRATIONS: list[str] = [
     WHERE session_id IN (SELECT session_id FROM recut_sessions);
     DROP TABLE recut_sessions;
     """,
+    # 13: the injection ledger: one row per time the hook handed context to
+    # the agent, with the ids of the items it held (a JSON array) and its
+    # estimated tokens. The hook reads a session's rows at every prompt, on
+    # the (user_id, session_id) index; status sums a user's by time.
+    """
+    CREATE TABLE injections (
+        rowid        INTEGER PRIMARY KEY,
+        injection_id TEXT NOT NULL UNIQUE,
+        user_id      TEXT NOT NULL,
+        session_id   TEXT NOT NULL,
+        event        TEXT NOT NULL,
+        injected_at  TEXT NOT NULL,
+        item_ids     TEXT NOT NULL,
+        tokens       INTEGER NOT NULL
+    );
+    CREATE INDEX injections_by_session ON injections(user_id, session_id);
+    CREATE INDEX injections_by_time ON injections(user_id, injected_at);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
