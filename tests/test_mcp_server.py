@@ -40,6 +40,8 @@ def _server(tmp_path: Path, db: Path, user: str = "alice") -> StdioServerParamet
         "XDG_DATA_HOME": str(tmp_path / "data"),
         "PYTHONDONTWRITEBYTECODE": "1",
     }
+    if os.environ.get("PYTHONPATH"):  # the server must run the code under test
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return StdioServerParameters(command=SCRIPT, args=["mcp"], env=env)
 
 

@@ -23,6 +23,7 @@ from sessions_graph import cypher
 from sessions_graph.cypher import load, render, statements
 from sessions_graph.engines import memgraph_server as server
 from sessions_graph.engines.base import Engine, Record
+from sessions_graph.engines.memgraph.digests import Digests
 from sessions_graph.engines.memgraph.forget import Forget
 from sessions_graph.engines.memgraph.memories import Memories
 from sessions_graph.engines.memgraph.memory_files import MemoryFiles
@@ -150,7 +151,7 @@ def redact_uri(uri: str) -> str:
     return f"{scheme}://{user}@{rest}" if user else bare
 
 
-class MemgraphEngine(Memories, Sessions, MemoryFiles, Reconcile, Recall, Forget, Engine):
+class MemgraphEngine(Memories, Sessions, MemoryFiles, Reconcile, Recall, Digests, Forget, Engine):
     """Sessions-graph on a Memgraph server (>= 3.6) reached over Bolt."""
 
     name = "memgraph"
@@ -307,6 +308,8 @@ class MemgraphEngine(Memories, Sessions, MemoryFiles, Reconcile, Recall, Forget,
         self._workspaces.update(workspaces)
         # Actions stored before the turn index existed get their documents.
         self._index_unindexed_sessions()
+        # Memories saved before they carried a project take their session's.
+        self._write(lambda tx: _rows(tx, "memory/backfill_project"))
         self._write(lambda tx: _rows(tx, "schema/set_version", version=SCHEMA_VERSION))
 
     def drop(self) -> None:
