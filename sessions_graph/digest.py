@@ -26,7 +26,6 @@ Plain ``re`` and ``json`` only: the SessionEnd hook builds digests.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -318,6 +317,8 @@ def llm_prompt(actions: Sequence[Mapping[str, Any]], offline: Mapping[str, Any])
 
 def input_hash(system: str, prompt: str) -> str:
     """What an LLM digest was written from, so that the same input is never sent twice."""
+    import hashlib  # reconciliation only: the SessionEnd hook never loads it
+
     return hashlib.sha256(f"{system}\0{prompt}".encode("utf-8", "replace")).hexdigest()
 
 
