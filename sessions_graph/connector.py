@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from sessions_graph.hooks.actions import Action, digest, make_action, short
 from sessions_graph.hooks.claude import content_text
-from sessions_graph.hooks.handle import project_key
+from sessions_graph.project import project_key
 
 if TYPE_CHECKING:
     from sessions_graph.graph import SessionsGraph

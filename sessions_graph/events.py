@@ -20,7 +20,7 @@ class SessionStartEvent:
     session_id: str
     user_id: str | None = None  # default: the configured user_id
     cwd: str | None = None
-    project_key: str | None = None  # default: the git root's name of cwd
+    project_key: str | None = None  # default: cwd's project (sessions_graph.project)
     timestamp: str = field(default_factory=utcnow)
 
 

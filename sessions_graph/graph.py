@@ -134,11 +134,22 @@ class SessionsGraph:
         return info
 
     # -- memories ----------------------------------------------------------
-    def save_memory(self, user_id: str, content: str, session_id: str | None = None) -> Memory:
-        """Store a new memory for ``user_id`` (linked to ``session_id`` if given)."""
+    def save_memory(
+        self,
+        user_id: str,
+        content: str,
+        session_id: str | None = None,
+        *,
+        project_key: str | None = None,
+    ) -> Memory:
+        """Store a new memory for ``user_id`` (linked to ``session_id`` if
+        given). It records its project: ``project_key`` if given, else its
+        session's; a memory with neither belongs to no project and is shown
+        in every one."""
         check_id(user_id, "user_id")
         check_content(content)
         check_optional_id(session_id, "session_id")
+        _check_project_key(project_key)
         import uuid  # off the hook path, which never saves a memory
 
         now = utcnow()
@@ -149,8 +160,12 @@ class SessionsGraph:
             "session_id": session_id,
             "created_at": now,
             "updated_at": now,
+            "project_key": _valid_utf8(project_key),
         }
         self.engine.save_memory(row)
+        if row["project_key"] is None and session_id is not None:
+            stored = self.engine.get_memory(row["memory_id"])
+            row["project_key"] = stored["project_key"] if stored else None
         return _models().Memory(**row)
 
     def get_memory(self, memory_id: str, user_id: str | None = None) -> Memory | None:
@@ -389,6 +404,76 @@ class SessionsGraph:
         if name.startswith("rollout-") or "/.codex/" in source:
             return "codex"
         return "claude-code"
+
+    def adopt_legacy_project(
+        self, user_id: str, legacy_key: str, root: str, project_key: str
+    ) -> int:
+        """Move the user's sessions recorded under a project's old key (its
+        base name) whose working directory is under ``root`` to its full
+        ``project_key``, with their memories; returns how many sessions
+        moved. The SessionStart hook calls it for the project it starts in,
+        so stores written before full keys keep their history, and another
+        project of the same name keeps its own (see ``sessions_graph.project``)."""
+        check_id(user_id, "user_id")
+        for value in (legacy_key, root, project_key):
+            _check_project_key(value)
+        return self.engine.adopt_legacy_project(
+            user_id, _valid_utf8(legacy_key), _valid_utf8(root), _valid_utf8(project_key)
+        )
+
+    # -- digests ----------------------------------------------------------------
+    def session_digest(
+        self, session_id: str, *, user_id: str | None = None
+    ) -> dict[str, Any] | None:
+        """The session's digest (``sessions_graph.digest``), or None when it has
+        none (or, with ``user_id``, is not that user's): ``session_id``,
+        ``source`` ("offline" or "llm"), ``substance``, ``built_at``,
+        ``stale`` (the session has had actions since), the body's fields
+        (``goal``, ``files``, ``commands``, ``tests``, ``decisions``,
+        ``open``, and ``done`` for an LLM's) and ``text``, all of it on one line."""
+        from sessions_graph.digest import render
+
+        check_id(session_id, "session_id")
+        check_optional_id(user_id, "user_id")
+        row = self.engine.get_digest(session_id)
+        if row is None or (user_id is not None and row["user_id"] != user_id):
+            return None
+        session = self.engine.get_session(session_id)
+        return {
+            "session_id": session_id,
+            "source": row["source"],
+            "substance": row["substance"],
+            "built_at": row["built_at"],
+            "stale": bool(session and session["action_count"] > row["action_count"]),
+            **row["body"],
+            "text": render(row["body"]),
+        }
+
+    def build_digest(self, session_id: str) -> bool:
+        """Build the session's digest offline, from its actions, and store it
+        (an LLM's digest of the same content is kept); False if the session
+        is unknown or kept its LLM digest. Cheap enough for a hook: no LLM,
+        one read of the actions."""
+        from sessions_graph.digest import OFFLINE, build
+
+        check_id(session_id, "session_id")
+        session = self.engine.get_session(session_id)
+        if session is None:
+            return False
+        actions = self.engine.get_actions(session_id)
+        body = build(actions, session.get("cwd"))
+        return self.engine.save_digest(
+            {
+                "session_id": session_id,
+                "user_id": session["user_id"],
+                "source": OFFLINE,
+                "substance": body.pop("substance"),
+                "body": body,
+                "action_count": len(actions),
+                "input_hash": None,
+                "built_at": utcnow(),
+            }
+        )
 
     def session_entities(self, session_id: str) -> list[EntityMention]:
         """Entities mentioned in a session, as this session mentions them: the
@@ -653,6 +738,11 @@ def _run_options(
         lease_seconds=lease_seconds,
         extractor=extractor,
     )
+
+
+def _check_project_key(value: object) -> None:
+    if value is not None and (not isinstance(value, str) or not value or len(value) > 4096):
+        raise MemoryValidationError("a project key must be a string of 1-4096 characters")
 
 
 def _check_source(source: object) -> str:

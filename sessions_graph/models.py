@@ -24,6 +24,9 @@ class Memory(_Record):
     session_id: str | None = None
     created_at: str
     updated_at: str
+    #: The project it was saved in (its session's, else where it was saved
+    #: from), None for a memory of no project: shown in every project.
+    project_key: str | None = None
     #: Relevance, set on search results only (higher is more relevant).
     score: float | None = None
 
@@ -89,6 +92,8 @@ class RecallHit(_Record):
     action_id: str | None = None
     action_type: str | None = None
     memory_id: str | None = None
+    #: A memory's project (None: saved in no project).
+    project_key: str | None = None
     entity: str | None = None
     entity_type: str | None = None
     #: The sessions of the user that mention the entity, newest first.

@@ -45,6 +45,8 @@ _STANDARD_ENV = {
 }
 
 ENGINES = ("embedded", "memgraph")
+#: Values of ``inject_projects``.
+INJECT_PROJECTS = ("this", "labelled", "all")
 #: URI schemes the Bolt driver serves; its HTTP ones are a preview it warns about.
 MEMGRAPH_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 
@@ -236,6 +238,11 @@ class Settings:
     # (estimated at 4 characters each); 0 turns that event's injection off.
     inject_session_start_tokens: int = 1200
     inject_prompt_tokens: int = 600
+    #: Which projects a prompt's recalled context may come from: ``this``
+    #: (this project's, and memories saved with no project), ``labelled``
+    #: (another project's too, above a higher floor, named by its project)
+    #: or ``all`` (every project's at the same floor, named).
+    inject_projects: str = "labelled"
 
     def __post_init__(self) -> None:
         _, user, password = split_url_userinfo(self.memgraph_url)
@@ -326,6 +333,7 @@ _CHECKS: dict[str, Callable[[str], str]] = {
     "memgraph_url": _check_memgraph_url,
     "entity_workspace": check_workspace,
     "extractor": lambda v: _check_choice(v, ("auto", "llm", "local")),
+    "inject_projects": lambda v: _check_choice(v, INJECT_PROJECTS),
 }
 
 

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import os
 import re
 from typing import TYPE_CHECKING, Any
+
+from sessions_graph.digest import LLM_MARKER
 
 if TYPE_CHECKING:
     from sessions_graph import SessionsGraph
@@ -58,6 +61,21 @@ def extraction_output(text: str) -> str:
     return "\n".join([*rows, DONE])
 
 
+def digest_output(prompt: str) -> str:
+    """A digest answer, as an LLM gives it: prose around one JSON object whose
+    goal is the transcript's first user line."""
+    first = next(
+        (line[len("user: ") :] for line in prompt.splitlines() if line.startswith("user: ")), ""
+    )
+    body = {
+        "goal": f"Scripted: {first}",
+        "done": ["Scripted summary of the work"],
+        "decisions": ["Scripted decision"],
+        "open": ["Scripted next step"],
+    }
+    return f"Here is the digest:\n{json.dumps(body)}\n"
+
+
 class ScriptedLLM:
     """An in-process model function that records every prompt it receives."""
 
@@ -66,6 +84,8 @@ class ScriptedLLM:
         self.fail_on = fail_on
         self.prompts: list[str] = []
         self.inputs: list[str] = []
+        #: The digest requests (one per session with substance and new content).
+        self.digest_prompts: list[str] = []
 
     @property
     def calls(self) -> int:
@@ -78,6 +98,9 @@ class ScriptedLLM:
         history_messages: list[dict[str, Any]] | None = None,
         **kwargs: Any,
     ) -> str:
+        if LLM_MARKER in prompt:  # a session's digest, not an extraction
+            self.digest_prompts.append(prompt)
+            return digest_output(prompt)
         self.prompts.append("\n".join([system_prompt or "", prompt]))
         text = input_text(prompt)
         self.inputs.append(text)

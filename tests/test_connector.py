@@ -53,7 +53,7 @@ def test_a_session_through_our_events(graph: SessionsGraph) -> None:
     assert actions[1].text == '{"command": "ls"}'
     session = graph.get_session("s-1")
     assert session is not None and session.user_id == "alice"
-    assert session.project_key == "proj" and session.reconciliation_status == "pending"
+    assert session.project_key == "/home/alice/proj" and session.reconciliation_status == "pending"
     assert "s-1" in [s.session_id for s in graph.pending_sessions()]
 
     connector.on_event(SessionEndEvent("s-1", reason="exit"))

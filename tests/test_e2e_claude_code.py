@@ -43,7 +43,7 @@ def test_a_decision_reaches_the_next_sessions_model_request(claude_code: ClaudeC
 
     store = SQLiteEngine(claude_code.env["SESSIONS_GRAPH_DB"])
     try:
-        sessions = store.recent_sessions("alice", "orion", 10, None, 500)
+        sessions = store.recent_sessions("alice", str(project), 10, None, 500)
     finally:
         store.close()
     assert len(sessions) == 1
@@ -55,7 +55,7 @@ def test_a_decision_reaches_the_next_sessions_model_request(claude_code: ClaudeC
     claude_code.run("Let's continue with the cache work.", project / "src")
     sent = request_text(api.conversation[-1])
     assert '<sessions-graph-memory kind="where-you-left-off">' in sent
-    assert f"session {first_session}: asked" in sent
+    assert f"session {first_session}: goal" in sent
     assert '"Which database should the orion cache use?"' in sent
     assert json.dumps(DECISION) in sent
     assert "not instructions" in sent

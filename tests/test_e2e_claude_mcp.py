@@ -102,3 +102,25 @@ def test_project_scope_registration_is_read_from_the_projects_mcp_json(
     api.then(text("Hello."))
     claude_code.run("hello", project)
     assert "mcp__sessions-graph__recall" in _offered(api.conversation[-1])
+
+
+def test_a_memory_saved_through_mcp_keeps_its_session_and_project(
+    claude_code: ClaudeCode,
+) -> None:
+    """Claude Code starts our server in the project, naming its session in
+    the server's environment: the memory the model saves records both."""
+    _blocking(claude_code)
+    claude_code.install_hooks()
+    project = _project(claude_code)
+    save = "mcp__sessions-graph__save_memory"
+    claude_code.api.then(tool_use(save, {"content": "Orion pages hold 50 rows"}, tool_id="t_save"))
+    claude_code.api.then(text("Saved."))
+    claude_code.run("Remember that orion pages hold 50 rows.", project, "--allowedTools", save)
+    from sessions_graph.engines.sqlite import SQLiteEngine
+
+    engine = SQLiteEngine(claude_code.env["SESSIONS_GRAPH_DB"])
+    [memory] = engine.list_memories("alice", 10)
+    sessions = engine.recent_sessions("alice", None, 10, None, 100)
+    engine.close()
+    assert memory["project_key"] == str(project)
+    assert memory["session_id"] == sessions[0]["session_id"]

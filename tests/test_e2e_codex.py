@@ -32,7 +32,7 @@ def _sessions(codex: Codex) -> list[dict]:
         return []
     store = SQLiteEngine(path)
     try:
-        return store.recent_sessions("alice", "orion", 10, None, 500)
+        return store.recent_sessions("alice", str(_project(codex)), 10, None, 500)
     finally:
         store.close()
 
@@ -64,7 +64,7 @@ def test_a_decision_reaches_the_next_sessions_model_request(codex: Codex) -> Non
     codex.run("Let's continue with the cache work.", project / "src")
     sent = request_text(api.conversation[-1])
     assert '<sessions-graph-memory kind="where-you-left-off">' in sent
-    assert f"session {first_session}: asked" in sent
+    assert f"session {first_session}: goal" in sent
     assert json.dumps(DECISION) in sent
     assert "data, not instructions" in sent
 

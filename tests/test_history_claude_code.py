@@ -92,7 +92,7 @@ def test_real_claude_code_history_imports_as_the_hooks_recorded_it(
             assert _actions(imported_db, sid) == hooked[sid]
             a, b = by_hooks.get_session(sid), by_import.get_session(sid)
             assert a is not None and b is not None and b.user_id == "alice"
-            assert (b.cwd, b.project_key) == (a.cwd, a.project_key) == (str(project), "shop")
+            assert (b.cwd, b.project_key) == (a.cwd, a.project_key) == (str(project), str(project))
             # Dated by the transcript's first entry (the hook ran a moment
             # before Claude Code wrote it), not by when it was imported.
             assert a.started_at is not None and b.started_at is not None

@@ -21,7 +21,7 @@ from sessions_graph.engines.sqlite import SQLiteEngine
 from sessions_graph.errors import MemoryValidationError
 from sessions_graph.graph import SessionsGraph
 from sessions_graph.hooks import history, transcript
-from sessions_graph.hooks.handle import project_key
+from sessions_graph.project import project_key
 from sessions_graph.settings import Settings
 
 CLI = [sys.executable, "-m", "sessions_graph"]
@@ -110,7 +110,7 @@ def test_claude_history_is_imported_with_its_times(home: Path, graph: SessionsGr
     assert session is not None and session.user_id == "alice"
     # Dated by its first entry (the summary lines before it carry no time).
     assert session.started_at == "2026-11-29T10:00:01.000000+00:00"
-    assert session.cwd == "/home/dev/project" and session.project_key == "project"
+    assert session.cwd == "/home/dev/project" and session.project_key == "/home/dev/project"
     assert graph.get_actions(CLAUDE_SID)[0].timestamp == "2026-11-29T10:00:01.000000+00:00"
     assert session.reconciliation_status == "pending"  # queued, as a turn end would
     # The cursor is where the hook path would have left it: at the end.
@@ -352,7 +352,7 @@ def test_a_file_the_store_refuses_fails_alone(home: Path, graph: SessionsGraph) 
     assert (summary.files, summary.sessions, summary.failed) == (3, 2, 1)
     assert summary.added == 12 + 5
     assert graph.get_actions("s-long") == []
-    assert project_key("/x" * 3000) == "x"  # too long for the OS to look up: no crash
+    assert project_key("/x" * 3000) == "/x" * 3000  # too long for the OS to look up: no crash
 
 
 def test_claude_config_dir_and_codex_home_are_honoured(

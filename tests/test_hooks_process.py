@@ -98,7 +98,7 @@ def test_recorded_claude_code_session(tmp_path: Path, db: Path, store: SQLiteEng
     assert [a.text for a in actions if a.action_type == "user_message"] == prompts
     session = graph.get_session(sid)
     assert session is not None and session.user_id == "alice"
-    assert session.cwd == "/home/dev/project" and session.project_key == "project"
+    assert session.cwd == "/home/dev/project" and session.project_key == "/home/dev/project"
     assert sid in [s.session_id for s in graph.pending_sessions()]
 
     # Stop again: nothing new to import, nothing doubled.

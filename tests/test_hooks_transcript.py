@@ -10,7 +10,7 @@ from test_hooks_helpers import ClaudeTranscript, claude_payload, codex_rollout_l
 
 from sessions_graph import SessionsGraph
 from sessions_graph.hooks import codex, transcript
-from sessions_graph.hooks.handle import project_key, prompt_action
+from sessions_graph.hooks.handle import prompt_action
 from sessions_graph.hooks.transcript import import_actions, read_complete_lines
 
 
@@ -160,14 +160,6 @@ def test_prompt_fallback_id_is_stable_and_turn_scoped() -> None:
     assert other_turn is not None and other_turn["action_id"] != a["action_id"]
     assert prompt_action("s1", {"prompt": "  "}) is None
 
-
-def test_project_key_is_git_root_name(tmp_path: Path) -> None:
-    repo = tmp_path / "myrepo"
-    (repo / ".git").mkdir(parents=True)
-    (repo / "src" / "pkg").mkdir(parents=True)
-    assert project_key(str(repo / "src" / "pkg")) == "myrepo"
-    assert project_key(str(tmp_path / "plain")) == "plain"
-    assert project_key(None) is None
 
 
 def test_a_line_longer_than_the_read_window_is_skipped(

@@ -323,3 +323,55 @@ def test_old_unredacted_text_is_redacted_on_every_read(tmp_path: Path) -> None:
     assert len(data(results[0])["turns"]) == 3 and len(data(results[2])) == 1
     for shown in (turns, listed, memories, recalled):
         assert GHP[:10] not in shown and AWS_ID not in shown, shown
+
+
+def test_a_memory_keeps_the_session_and_project_it_was_saved_in(
+    tmp_path: Path, store: Path
+) -> None:
+    """The client names its session in the server's environment, and starts
+    the server in the project; a saved memory records both. Another user's
+    session named there is not taken."""
+    project = tmp_path / "w2" / "clientB" / "api"
+    (project / ".git").mkdir(parents=True)
+
+    def started(session_id: str) -> StdioServerParameters:
+        params = _server(tmp_path, store)
+        params.env = {**(params.env or {}), "CLAUDE_CODE_SESSION_ID": session_id}
+        params.cwd = project
+        return params
+
+    async def save(client: Client) -> Any:
+        return data(await client.call_tool("save_memory", {"content": "Pages hold 50 rows"}))
+
+    with SessionsGraph(db=str(store)) as graph:
+        graph.record_session_start(
+            "s-here", user_id="alice", cwd=str(project), project_key=str(project)
+        )
+    here = session(started("s-here"), save)
+    bobs = session(started("s-bob"), save)
+    assert here["session_id"] == "s-here" and here["project"] == "api"
+    assert bobs["session_id"] is None and bobs["project"] == "api"
+    with SessionsGraph(db=str(store)) as graph:
+        saved = graph.get_memory(here["saved"])
+        assert saved is not None and (saved.session_id, saved.project_key) == (
+            "s-here",
+            str(project),
+        )
+        loose = graph.get_memory(bobs["saved"])
+        assert loose is not None and (loose.session_id, loose.project_key) == (None, str(project))
+
+
+def test_get_session_returns_its_digest(tmp_path: Path, store: Path) -> None:
+    with SessionsGraph(db=str(store)) as graph:
+        graph.build_digest("s-alice-2")
+
+    async def work(client: Client) -> list[Any]:
+        return [
+            data(await client.call_tool("get_session", {"session_id": "s-alice-2"})),
+            data(await client.call_tool("get_session", {"session_id": "s-alice"})),
+        ]
+
+    built, none = session(_server(tmp_path, store), work)
+    assert built["digest"]["goal"] == CACHE_QUESTION and built["digest"]["source"] == "offline"
+    assert built["digest"]["decisions"] == [DECISION]
+    assert none["digest"] is None

@@ -142,8 +142,8 @@ def test_a_session_reconciles_through_an_openai_compatible_server(
     graph.record_session_end("s-1")
     summary = graph.reconcile_session_sync("s-1")
     assert summary.status == "reconciled" and summary.error is None
-    # Every request sent counts: the 429 too.
-    assert summary.llm_calls == len(server.requests) == 2
+    # Every request sent counts: the 429 too, and the session's digest.
+    assert summary.llm_calls == len(server.requests) == 3
     assert {"Orion", "Memgraph"} <= {e.name for e in graph.session_entities("s-1")}
 
 

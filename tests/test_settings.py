@@ -66,6 +66,7 @@ HOSTILE: dict[str, list[str]] = {
     "extractor": ["local", "llm", "auto"],
     "inject_session_start_tokens": ["0", "4000"],
     "inject_prompt_tokens": ["600"],
+    "inject_projects": ["this", "labelled", "all"],
 }
 _TEXT = [
     "a\nb",
@@ -110,6 +111,7 @@ def test_every_setting_round_trips_through_the_config_file(tmp_path: Path) -> No
         ("auto_reconcile", "maybe", "true or false"),
         ("llm_model", "\udcff", "UTF-8"),
         ("extractor", "spacy", "auto, llm, local"),
+        ("inject_projects", "others", "this, labelled, all"),
     ],
 )
 def test_bad_values_are_refused_before_writing(

@@ -10,6 +10,7 @@ CREATE (m:Memory {
   user_key: $user_key,
   content: $content,
   session_id: $session_id,
+  project_key: $project_key,
   created_at: $created_at,
   updated_at: $updated_at
 })

@@ -10,6 +10,7 @@ DROP INDEX ON :MemoryFile(file_key);
 DROP INDEX ON :Chunk(hash);
 DROP INDEX ON :Action(session_id);
 DROP INDEX ON :Action(action_id);
+DROP INDEX ON :Session(project_key);
 DROP INDEX ON :Session(reconciliation_status);
 DROP INDEX ON :Session(user_id);
 DROP INDEX ON :Session(session_id);

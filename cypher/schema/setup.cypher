@@ -14,6 +14,7 @@ CREATE INDEX ON :Memory(created_at);
 CREATE INDEX ON :Session(session_id);
 CREATE INDEX ON :Session(user_id);
 CREATE INDEX ON :Session(reconciliation_status);
+CREATE INDEX ON :Session(project_key);
 CREATE INDEX ON :Action(action_id);
 CREATE INDEX ON :Action(session_id);
 CREATE INDEX ON :Chunk(hash);

@@ -19,6 +19,7 @@ Built on the official MCP SDK (``MCPServer``), an optional extra:
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -28,7 +29,9 @@ from pydantic import Field
 
 from sessions_graph.clock import parse_timestamp
 from sessions_graph.errors import MemoryValidationError, SessionsGraphError
+from sessions_graph.project import project_key, project_name
 from sessions_graph.redact import redact
+from sessions_graph.validation import ID_PATTERN
 
 try:
     from mcp.server.mcpserver import MCPServer
@@ -69,10 +72,22 @@ class MemoryServer:
     """The tools, bound to one user and a graph opened on first use (so that
     the server starts, and says why, even while the store is down)."""
 
-    def __init__(self, open_graph: Callable[[], SessionsGraph], user_id: str | None = None) -> None:
+    def __init__(
+        self,
+        open_graph: Callable[[], SessionsGraph],
+        user_id: str | None = None,
+        *,
+        session_id: str | None = None,
+        cwd: str | None = None,
+    ) -> None:
+        """``session_id``: the agent session the server was started for, when
+        the client says (its environment); ``cwd``: the directory it was
+        started in, the agent's project. ``save_memory`` records both."""
         self._open_graph = open_graph
         self._graph: SessionsGraph | None = None
         self._user_id = user_id
+        self._session_id = session_id if session_id and ID_PATTERN.fullmatch(session_id) else None
+        self._project = project_key(cwd)
         # The SDK runs sync tools in worker threads; engines are used from
         # one thread at a time.
         self._lock = threading.Lock()
@@ -153,8 +168,23 @@ class MemoryServer:
             known = graph.get_session(session_id) if session_id is not None else None
             if known is not None and known.user_id != user:
                 raise MemoryValidationError(f"session {session_id} not found")
-            memory = graph.save_memory(user, content, session_id=session_id)
-        return _json({"saved": memory.memory_id, "created_at": memory.created_at})
+            if session_id is None and self._session_id is not None:
+                # The session the server runs in, as the client names it,
+                # if it is this user's: the memory keeps where it was said.
+                own = graph.get_session(self._session_id)
+                if own is not None and own.user_id == user:
+                    session_id, known = self._session_id, own
+            # Its session's project, else the one the server was started in.
+            project = None if known is not None and known.project_key else self._project
+            memory = graph.save_memory(user, content, session_id=session_id, project_key=project)
+        return _json(
+            {
+                "saved": memory.memory_id,
+                "created_at": memory.created_at,
+                "session_id": memory.session_id,
+                "project": project_name(memory.project_key),
+            }
+        )
 
     def search_memories(
         self,
@@ -218,12 +248,14 @@ class MemoryServer:
         offset: Annotated[int, Field(ge=0, description="First turn to return (0-based).")] = 0,
         limit: Annotated[int, Field(ge=1, le=200, description="Most turns to return.")] = 50,
     ) -> str:
-        """Read one past session: its details and its turns in order (requests,
-        answers, tool calls and results), a page at a time; pass next_offset
-        back as offset for the next page. Use it when recall or list_sessions
-        pointed to a session whose details you need."""
+        """Read one past session: its digest (goal, files changed, commands
+        run, decisions, what was left open), its details and its turns in
+        order (requests, answers, tool calls and results), a page at a time;
+        pass next_offset back as offset for the next page. Use it when recall
+        or list_sessions pointed to a session whose details you need."""
         with self.graph() as (graph, user):
             session = _owned_session(graph, session_id, user)
+            digest = graph.session_digest(session_id, user_id=user)
             rows = graph.engine.get_actions_page(session_id, offset, limit)
         turns = [
             {
@@ -245,6 +277,7 @@ class MemoryServer:
                 "started_at": session.started_at,
                 "ended_at": session.ended_at,
                 "total_turns": session.action_count,
+                "digest": digest,
                 "offset": offset,
                 "turns": turns,
                 "next_offset": after if after < session.action_count else None,
@@ -284,12 +317,16 @@ class MemoryServer:
 
 
 def build_server(
-    open_graph: Callable[[], SessionsGraph], user_id: str | None = None
+    open_graph: Callable[[], SessionsGraph],
+    user_id: str | None = None,
+    *,
+    session_id: str | None = None,
+    cwd: str | None = None,
 ) -> tuple[MCPServer, MemoryServer]:
     """The MCP server with every tool registered, and the object behind them."""
     from sessions_graph import __version__
 
-    tools = MemoryServer(open_graph, user_id)
+    tools = MemoryServer(open_graph, user_id, session_id=session_id, cwd=cwd)
     server = MCPServer(
         SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
     )
@@ -306,9 +343,16 @@ def build_server(
     return server, tools
 
 
+#: Where clients name the session a process runs in, in its environment.
+SESSION_ENV = ("CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID")
+
+
 def serve(open_graph: Callable[[], SessionsGraph], user_id: str | None = None) -> None:
-    """Run the server on stdin / stdout until the client closes it."""
-    server, tools = build_server(open_graph, user_id)
+    """Run the server on stdin / stdout until the client closes it, for the
+    session its client names in the environment (``SESSION_ENV``) and the
+    project of the directory it was started in."""
+    session_id = next((os.environ[n] for n in SESSION_ENV if os.environ.get(n)), None)
+    server, tools = build_server(open_graph, user_id, session_id=session_id, cwd=os.getcwd())
     try:
         server.run("stdio")
     finally:

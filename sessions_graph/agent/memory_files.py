@@ -122,9 +122,7 @@ def check_file_text(text: object, path: str) -> str:
 class MemoryFiles:
     """One user's memory files, written by ``session_id`` (when given)."""
 
-    def __init__(
-        self, graph: SessionsGraph, user_id: str, session_id: str | None = None
-    ) -> None:
+    def __init__(self, graph: SessionsGraph, user_id: str, session_id: str | None = None) -> None:
         self.graph = graph
         self.user_id = check_id(user_id, "user_id")
         self.session_id = check_optional_id(session_id, "session_id")

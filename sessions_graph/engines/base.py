@@ -82,8 +82,8 @@ class Engine(ABC):
     The operations are grouped by concern, in the order of each engine
     package's modules, whose names the headings give: ``engine`` (lifecycle),
     ``memories``, ``sessions``, ``memory_files``, ``reconcile``, ``recall``,
-    ``injections``, ``forget``. The twin of an operation on the other engine is in the module
-    of the same name."""
+    ``injections``, ``digests``, ``forget``. The twin of an operation on the
+    other engine is in the module of the same name."""
 
     #: Short name shown by ``status``: "embedded" or "memgraph".
     name: str
@@ -119,7 +119,9 @@ class Engine(ABC):
     @abstractmethod
     def save_memory(self, memory: Record) -> None:
         """Store a new Memory (all fields given) and MERGE its User (and Session
-        when ``session_id`` is set) with HAS_MEMORY / PRODUCED_MEMORY."""
+        when ``session_id`` is set) with HAS_MEMORY / PRODUCED_MEMORY. A
+        memory whose ``project_key`` is None (or missing) takes its session's.
+        Every memory record read back carries ``project_key``."""
 
     @abstractmethod
     def get_memory(self, memory_id: str, user_id: str | None = None) -> Record | None:
@@ -230,6 +232,16 @@ class Engine(ABC):
     ) -> None:
         """Remember how far a transcript has been imported, and the fingerprint
         of the prefix read, replacing the session's cursor (whatever its source)."""
+
+    @abstractmethod
+    def adopt_legacy_project(
+        self, user_id: str, legacy_key: str, root: str, project_key: str
+    ) -> int:
+        """Give the user's sessions keyed ``legacy_key`` (a project's base name,
+        as stores written before full keys have it) whose ``cwd`` is ``root``
+        or under ``root + "/"`` the key ``project_key``, and their memories
+        keyed ``legacy_key`` too. Returns how many sessions moved; idempotent.
+        Sessions elsewhere (another ``api`` directory) keep the old key."""
 
     @abstractmethod
     def get_actions_page(self, session_id: str, offset: int, limit: int) -> list[Record]:
@@ -544,6 +556,32 @@ class Engine(ABC):
         rows at or after ``since``) and ``session_tokens`` (each session's
         total tokens, one number per session that received anything, in no
         particular order)."""
+
+    # -- digests: a short account of each session (sessions_graph.digest) -------
+    # One per session, owned by the session's user and deleted with the
+    # session. A digest record: ``session_id``, ``user_id``, ``source``
+    # ("offline" | "llm"), ``substance`` (bool), ``body`` (a dict: goal,
+    # files, commands, tests, decisions, open, and done for an LLM's),
+    # ``action_count`` (the session's when it was built: fewer than now means
+    # stale), ``input_hash`` (what an LLM digest was written from, else None)
+    # and ``built_at``.
+
+    @abstractmethod
+    def save_digest(self, digest: Record) -> bool:
+        """Store the session's digest, replacing the one it had, unless that
+        one is the LLM's built at the same ``action_count`` and this one is
+        offline (a poorer account of the same content). False, storing
+        nothing, for that case and for a session that is unknown or not
+        ``digest["user_id"]``'s."""
+
+    @abstractmethod
+    def get_digest(self, session_id: str) -> Record | None:
+        """The session's digest record, or None."""
+
+    @abstractmethod
+    def session_digests(self, user_id: str, session_ids: Sequence[str]) -> list[Record]:
+        """The digests of those of ``session_ids`` that are ``user_id``'s, in
+        any order; another user's session gives nothing."""
 
     # -- forget --------------------------------------------------------------
     # A user's right to be forgotten: everything of a session or a user goes,

@@ -149,9 +149,7 @@ def relation_update(props: Mapping[str, Any], assertions: Sequence[Mapping[str, 
         "source_id": [a["hash"] for a in assertions],
         "description": [a["description"] for a in assertions if a.get("description")],
         "file_path": [OUR_FILE_PATH] if assertions else [],
-        "keywords": [
-            k for a in assertions for k in split(a.get("keywords"), KEYWORD_SEP)
-        ],
+        "keywords": [k for a in assertions for k in split(a.get("keywords"), KEYWORD_SEP)],
     }
     values, added, foreign = _merge(props, ours, RELATION_FIELDS)
     weight_before = float(_added(props).get("weight") or 0.0)

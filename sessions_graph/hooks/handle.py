@@ -7,12 +7,15 @@ Which events do what (Claude Code names; Codex hooks use the same ones):
 
 * every event with a ``transcript_path``: import the transcript from the
   session's cursor (the canonical record: entry uuids give stable action ids);
-* ``SessionStart``: MERGE the user and session, with cwd and project key;
+* ``SessionStart``: MERGE the user and session, with cwd and project key
+  (``sessions_graph.project``), and move the project's sessions recorded
+  under its old key to the new one (``adopt_legacy_project``);
 * ``UserPromptSubmit`` without a transcript: record the prompt itself (see
   ``prompt_action``);
 * ``Stop`` / ``SubagentStop`` / ``PreCompact``: mark the session pending;
-* ``SessionEnd``: end the session (pending), and start a background
-  reconcile if ``auto_reconcile`` is set;
+* ``SessionEnd``: end the session (pending), build its offline digest
+  (``sessions_graph.digest``), and start a background reconcile if
+  ``auto_reconcile`` is set;
 * a Codex ``notify`` payload (``type: agent-turn-complete``): record the
   turn's messages and mark pending.
 
@@ -46,6 +49,7 @@ from sessions_graph.errors import MemoryValidationError, SessionsGraphError, Sto
 from sessions_graph.hooks import codex
 from sessions_graph.hooks.actions import Action, digest, make_action
 from sessions_graph.hooks.transcript import TranscriptError, import_actions
+from sessions_graph.project import project_of
 from sessions_graph.validation import ID_PATTERN, check_id, without_surrogates
 
 if TYPE_CHECKING:
@@ -133,9 +137,14 @@ def handle_payload(graph: SessionsGraph, settings: Settings, payload: Any, user_
     outcome.user_id = acting if acting == user_id else None
     user_id = acting
     if event in ("SessionStart", "agent-turn-complete"):
+        project = project_of(cwd)
         graph.record_session_start(
-            session_id, user_id=user_id, cwd=cwd, project_key=project_key(cwd)
+            session_id, user_id=user_id, cwd=cwd, project_key=project.key if project else None
         )
+        if event == "SessionStart" and project and project.legacy != project.key:
+            # Sessions this project's cwd recorded under its old key (the base
+            # name) are this project's: moved once, found from now on.
+            graph.adopt_legacy_project(user_id, project.legacy, project.root, project.key)
     if event == "agent-turn-complete":
         actions = codex.notify_actions(payload)
         _record(graph, session_id, actions, user_id, outcome)
@@ -153,6 +162,9 @@ def handle_payload(graph: SessionsGraph, settings: Settings, payload: Any, user_
         graph.mark_pending(session_id)
     elif event == "SessionEnd":
         graph.record_session_end(session_id)
+        # The offline digest, so that "where you left off" has it next time;
+        # reconciliation may write a better one with an LLM.
+        graph.build_digest(session_id)
         if settings.auto_reconcile:
             from sessions_graph.hooks.spawn import spawn_reconcile
 
@@ -280,17 +292,3 @@ def prompt_action(session_id: str, payload: dict[str, Any]) -> Action | None:
     key = f"{session_id}\0UserPromptSubmit\0{turn}\0{prompt}"
     action_id = "up-" + digest(key)
     return make_action(action_id, "user_message", prompt, None)
-
-
-def project_key(cwd: str | None) -> str | None:
-    """The project a directory belongs to: its git root's name, else its own name."""
-    if not cwd:
-        return None
-    path = Path(cwd)
-    for candidate in (path, *path.parents):
-        try:
-            if (candidate / ".git").exists():
-                return candidate.name or None
-        except OSError:  # a name too long for the OS: not a directory here
-            continue
-    return path.name or None

@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING, Any
 from sessions_graph.clock import parse_timestamp
 from sessions_graph.errors import MemoryValidationError
 from sessions_graph.hooks import codex
-from sessions_graph.hooks.handle import Outcome, import_transcript, project_key
+from sessions_graph.hooks.handle import Outcome, import_transcript
 from sessions_graph.hooks.transcript import TranscriptError
+from sessions_graph.project import project_key
 from sessions_graph.validation import ID_PATTERN, check_id
 
 if TYPE_CHECKING:

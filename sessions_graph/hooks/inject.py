@@ -45,7 +45,7 @@ import re
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from sessions_graph.hooks.handle import project_key
+from sessions_graph.project import Project, project_name, project_of
 
 #: The name install registers our MCP server under (``hooks/install.py``,
 #: not imported here: the hook path keeps its imports few).
@@ -114,7 +114,10 @@ def context_for(
         build = session_start_context
     elif event == "UserPromptSubmit":
         budget = settings.inject_prompt_tokens
-        build = prompt_context
+
+        def build(*args: Any) -> tuple[str, list[str]] | None:
+            return prompt_context(*args, projects=settings.inject_projects)
+
     else:
         return None
     if budget <= 0 or not isinstance(session_id, str):
@@ -156,28 +159,31 @@ def session_start_context(
     injected: Collection[str] = frozenset(),
     block: Block = FIRST_BLOCK,
 ) -> tuple[str, list[str]] | None:
-    """Where the user left off in the project of the payload's cwd, and the
-    ids of the items shown; None when there is nothing to say (a first
-    session, everything injected already, or a budget too small for one
-    item)."""
+    """Where the user left off in the project of the payload's cwd: its last
+    sessions with substance, each shown by its digest, then this project's
+    memories and those saved with no project; with the ids of the items
+    shown. None when there is nothing to say (a first session, everything
+    injected already, or a budget too small for one item)."""
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
-    project = project_key(cwd)
+    project = project_of(cwd)
+    key = project.key if project else None
     current = payload.get("session_id")
     rows = graph.recent_sessions(
         user_id,
-        project_key=project,
+        project_key=key,
         limit=RECENT_SESSIONS * 3 + 1,
         preview_chars=QUOTE_CHARS + REDACTION_MARGIN,
     )
-    # Sessions that never got a request (a start with nothing after it) say
-    # nothing; one whose request and answer were both injected is not repeated.
-    sessions = [
-        r
-        for r in rows
-        if r["session_id"] != current
-        and r["first_user_message"]
-        and not set(_session_items(r)) <= set(injected)
-    ][:RECENT_SESSIONS]
+    # A session whose request and answer were both injected is not repeated.
+    sessions = _sessions_with_substance(
+        graph,
+        user_id,
+        [
+            r
+            for r in rows
+            if r["session_id"] != current and not set(_session_items(r)) <= set(injected)
+        ],
+    )
     memories = [
         m
         for m in _start_memories(graph, user_id, project, sessions)
@@ -185,7 +191,7 @@ def session_start_context(
     ]
     if not sessions and not memories:
         return None
-    where = f"project {_quote(project, 80)}" if project else "any project"
+    where = f"project {_quote(project.name, 80)}" if project else "any project"
     session_lines = [(_session_items(r), lambda n, r=r: _session_line(r, n)) for r in sessions]
     memory_lines = [
         ([f"memory:{m['memory_id']}"], lambda n, m=m: _memory_line(m, n)) for m in memories
@@ -207,35 +213,74 @@ def _session_items(row: dict[str, Any]) -> list[str]:
     return [f"turn:{i}" for i in ids if i]
 
 
-def _start_memories(
-    graph: SessionsGraph, user_id: str, project: str | None, sessions: list[dict[str, Any]]
+def _sessions_with_substance(
+    graph: SessionsGraph, user_id: str, rows: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """The user's memories that share words with the project name and the
-    recent requests (most relevant first), then the newest ones."""
+    """The first ``RECENT_SESSIONS`` of ``rows`` (newest first) that have
+    substance, each with its ``digest`` body. A session without a digest, or
+    with one older than its last actions (one still going, or a runtime that
+    never sends SessionEnd), gets its offline digest built now and kept."""
+    rows = [r for r in rows if r["action_count"]]
+    digests = {
+        d["session_id"]: d
+        for d in graph.engine.session_digests(user_id, [r["session_id"] for r in rows])
+    }
+    kept = []
+    for row in rows:
+        digest = digests.get(row["session_id"])
+        if digest is None or digest["action_count"] < row["action_count"]:
+            graph.build_digest(row["session_id"])
+            digest = graph.engine.get_digest(row["session_id"])
+        if digest is None or not digest["substance"]:
+            continue  # "hello", "ok": nothing to pick up
+        kept.append({**row, "digest": digest["body"]})
+        if len(kept) == RECENT_SESSIONS:
+            break
+    return kept
+
+
+def _in_project(memory: dict[str, Any], key: str | None) -> bool:
+    """A memory shown in project ``key``: one saved there, or with no project."""
+    return memory.get("project_key") in (None, key)
+
+
+def _start_memories(
+    graph: SessionsGraph, user_id: str, project: Project | None, sessions: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """This project's memories and those of no project that share words with
+    the project name and the recent goals (most relevant first), then the
+    newest ones. Another project's never: what was saved in one client's
+    project is not shown in another's."""
     from sessions_graph.query import Or, Term
 
+    key = project.key if project else None
     words: dict[str, None] = {}
-    for text in [project or ""] + [s["first_user_message"] or "" for s in sessions]:
+    texts = [project.name if project else ""]
+    texts += [s["digest"].get("goal") or s["first_user_message"] or "" for s in sessions]
+    for text in texts:
         words.update(dict.fromkeys(topic_words(text)))
     found: list[dict[str, Any]] = []
     if words:
         query = Or(tuple(Term((w,)) for w in list(words)[:32]))
-        found = graph.engine.search_memories(user_id, query, START_MEMORIES)
+        hits = graph.engine.search_memories(user_id, query, START_MEMORIES * 10)
+        found = [m for m in hits if _in_project(m, key)][:START_MEMORIES]
     seen = {m["memory_id"] for m in found}
-    for memory in graph.engine.list_memories(user_id, START_MEMORIES):
+    for memory in graph.engine.list_memories(user_id, START_MEMORIES * 20):
         if len(found) >= START_MEMORIES:
             break
-        if memory["memory_id"] not in seen:
+        if memory["memory_id"] not in seen and _in_project(memory, key):
             found.append(memory)
     return found
 
 
 def _session_line(row: dict[str, Any], quote_chars: int) -> str:
-    line = (
-        f"- {_when(row['started_at'])}, session {row['session_id']}:"
-        f" asked {_quote(row['first_user_message'], quote_chars)}"
-    )
-    if row["last_assistant_message"]:
+    from sessions_graph.digest import render
+
+    digest = row["digest"]
+    line = f"- {_when(row['started_at'])}, session {row['session_id']}: "
+    line += render(digest, lambda text: _quote(text, quote_chars))
+    # The last answer, unless the digest already says what it left open or decided.
+    if row["last_assistant_message"] and not (digest.get("open") or digest.get("decisions")):
         line += f"; last answer {_quote(row['last_assistant_message'], quote_chars)}"
     return line
 
@@ -272,6 +317,12 @@ MIN_COVERAGE = 0.34
 MIN_MATCHED = 2
 
 
+#: The higher floor of another project's hit (``inject_projects = labelled``):
+#: it must cover most of the prompt's topic to be worth crossing projects.
+OTHER_PROJECT_COVERAGE = 0.6
+OTHER_PROJECT_MATCHED = 3
+
+
 def topic_words(text: str) -> list[str]:
     """The words of ``text`` that carry its topic, each once, in order:
     lowercased runs of letters and digits of two or more characters, without
@@ -293,19 +344,24 @@ def _matches(word: str, tokens: set[str]) -> bool:
     return any((t.startswith(word) or (len(t) >= 4 and word.startswith(t))) for t in tokens)
 
 
-def above_floor(prompt_words: Collection[str], hit_text: str) -> bool:
+def above_floor(
+    prompt_words: Collection[str],
+    hit_text: str,
+    min_matched: int = MIN_MATCHED,
+    min_coverage: float = MIN_COVERAGE,
+) -> bool:
     """The relevance floor: recall ranks by fused rank (reciprocal rank over
     its lanes), which always puts *something* first, so its score says
     nothing about whether the best hit is any good. What does is how much
     of the prompt's topic the hit's own text covers: at least
-    ``MIN_MATCHED`` of its topic words (all of them for a one-word topic) and
-    at least ``MIN_COVERAGE`` of them."""
+    ``min_matched`` of its topic words (all of them for a shorter topic) and
+    at least ``min_coverage`` of them."""
     if not prompt_words:
         return False
     tokens = {m.group().lower() for m in _TOKEN.finditer(hit_text)}
     matched = sum(_matches(w, tokens) for w in prompt_words)
-    return matched >= min(MIN_MATCHED, len(prompt_words)) and (
-        matched / len(prompt_words) >= MIN_COVERAGE
+    return matched >= min(min_matched, len(prompt_words)) and (
+        matched / len(prompt_words) >= min_coverage
     )
 
 
@@ -316,12 +372,18 @@ def prompt_context(
     budget_tokens: int,
     injected: Collection[str] = frozenset(),
     block: Block = FIRST_BLOCK,
+    projects: str = "labelled",
 ) -> tuple[str, list[str]] | None:
     """Past turns and memories of other sessions that bear on the prompt,
     best first, only those above the floor (``above_floor``) and not
     injected in this session already, with the ids of the items shown; None
     when nothing is left: a prompt like "thanks" or "go on" has no topic
-    words and injects nothing."""
+    words and injects nothing.
+
+    This project's hits (and memories of no project) come first. Another
+    project's, by ``projects`` (the ``inject_projects`` setting): ``this``
+    never; ``labelled`` only above a higher floor; ``all`` at the same floor;
+    either way labelled with its project's name."""
     prompt = payload.get("prompt")
     if not isinstance(prompt, str):
         return None
@@ -341,6 +403,9 @@ def prompt_context(
         scope=["turns", "memories"],
     )
     current = payload.get("session_id")
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+    here = project_of(cwd)
+    projects_of: dict[str, str | None] = {}  # session id -> its project key
     hits = []
     shown: set[tuple[str | None, str]] = set()  # (session, line) already in a kept window
     for hit in result["hits"]:
@@ -351,7 +416,13 @@ def prompt_context(
         own = [line for line in lines if line.startswith(">>")]
         if hit.get("session_id") == current or not lines:
             continue
-        if not any(above_floor(words, line) for line in own or [" ".join(lines)]):
+        key = _hit_project(graph, hit, projects_of)
+        elsewhere = key is not None and key != (here.key if here else None)
+        if elsewhere and projects == "this":
+            continue
+        strict = elsewhere and projects == "labelled"
+        floor = (OTHER_PROJECT_MATCHED, OTHER_PROJECT_COVERAGE) if strict else ()
+        if not any(above_floor(words, line, *floor) for line in own or [" ".join(lines)]):
             continue
         lines, items = _not_injected(hit, lines, injected)
         own = [line for line in lines if line.startswith(">>")]
@@ -364,9 +435,11 @@ def prompt_context(
             if all((session, _line_key(line)) in shown for line in own):
                 continue  # a neighbour of a turn already shown
             shown.update((session, _line_key(line)) for line in lines)
-        hits.append(({**hit, "text": " | ".join(lines)}, items))
+        label = project_name(key) if elsewhere else None
+        hits.append(({**hit, "text": " | ".join(lines), "project": label}, items))
     if not hits:
         return None
+    hits.sort(key=lambda h: h[0]["project"] is not None)  # this project's first, in rank order
     return _fit(
         budget_tokens,
         [
@@ -404,9 +477,27 @@ def _line_key(line: str) -> str:
     return line.removeprefix(">>").strip()[:100]
 
 
+def _hit_project(
+    graph: SessionsGraph, hit: dict[str, Any], known: dict[str, str | None]
+) -> str | None:
+    """The project a hit was recorded in: a memory's own, a turn's session's
+    (read once per session)."""
+    if hit.get("kind") == "memory":
+        return hit.get("project_key")
+    session = hit.get("session_id")
+    if not session:
+        return None
+    if session not in known:
+        row = graph.engine.get_session(session)
+        known[session] = row.get("project_key") if row else None
+    return known[session]
+
+
 def _hit_line(hit: dict[str, Any], quote_chars: int) -> str:
     source = f", session {hit['session_id']}" if hit.get("session_id") else ""
     what = "memory" if hit.get("kind") == "memory" else "turn"
+    if hit.get("project"):
+        source += f", project {_quote(hit['project'], 80)}"
     also = len(hit.get("also_in") or ())
     if also:
         what += f", also in {also} session{'s' if also > 1 else ''}"

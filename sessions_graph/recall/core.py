@@ -86,6 +86,7 @@ def _memory(row: Record) -> Record:
         "kind": "memory",
         "memory_id": row["memory_id"],
         "session_id": row.get("session_id"),
+        "project_key": row.get("project_key"),
         "timestamp": row.get("updated_at") or row.get("created_at"),
         "text": snippet(row["content"], MEMORY_CHARS),
     }

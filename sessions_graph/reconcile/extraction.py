@@ -101,6 +101,27 @@ class ChunkExtractor:
             "llm_model_max_async": 1,
         }
 
+    async def ask(self, prompt: str, system_prompt: str) -> tuple[str, Extraction]:
+        """One plain request to the model (a session's digest), under the same
+        concurrency bound as extraction and counted the same way: the answer,
+        and an ``Extraction`` holding only what it cost. A failure raises
+        ``ExtractionError`` carrying that cost."""
+        cost = Extraction()
+        requests = [0]
+        async with self._semaphore:
+            token = _REQUESTS.set(requests)
+            try:
+                answer = await self._llm_func(prompt, system_prompt=system_prompt)
+            except Exception as exc:
+                message = " ".join(f"{type(exc).__name__}: {exc}".split())
+                raise ExtractionError(f"the digest request failed: {message}", cost) from exc
+            finally:
+                _REQUESTS.reset(token)
+                sent = requests[0] or 1
+                cost.llm_calls += sent
+                cost.chars_sent += sent * (len(prompt) + len(system_prompt))
+        return answer, cost
+
     async def extract(self, chunk_hash: str, text: str) -> Extraction:
         """Run LightRAG's extraction on one chunk; raise if the LLM fails."""
         from lightrag.operate import extract_entities

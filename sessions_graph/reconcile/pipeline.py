@@ -32,6 +32,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from sessions_graph import digest
 from sessions_graph.clock import utcnow
 from sessions_graph.engines.base import (
     FAILED,
@@ -57,6 +58,7 @@ from sessions_graph.reconcile.extraction import (
 )
 from sessions_graph.reconcile.local import LocalExtractor
 from sessions_graph.reconcile.summary import ReconciliationSummary
+from sessions_graph.redact import redact
 from sessions_graph.settings import Settings
 from sessions_graph.validation import check_workspace
 
@@ -166,6 +168,7 @@ class Run:
         keeper = asyncio.create_task(self._keep_claim(session_id, todo))
         try:
             await self._work(session_id, summary, todo)
+            await self._digest(session_id, summary)
             status, error = RECONCILED, None
         except Exception as exc:
             status, error = FAILED, _one_line(exc)
@@ -242,6 +245,56 @@ class Run:
         for outcome in outcomes:
             if isinstance(outcome, BaseException):
                 raise outcome
+
+    async def _digest(self, session_id: str, summary: ReconciliationSummary) -> None:
+        """Write the session's digest: the LLM's when this run extracts with
+        one (one request per session, never twice for the same input: the
+        prompt's hash is kept with the digest), else the offline one."""
+        session = self.engine.get_session(session_id)
+        if session is None:
+            return
+        actions = self.engine.get_actions(session_id)
+        body = digest.build(actions, session.get("cwd"))
+        record = {
+            "session_id": session_id,
+            "user_id": session["user_id"],
+            "source": digest.OFFLINE,
+            "substance": body.pop("substance"),
+            "body": body,
+            "action_count": len(actions),
+            "input_hash": None,
+            "built_at": utcnow(),
+        }
+        if not isinstance(self.extractor, ChunkExtractor) or not record["substance"]:
+            self.engine.save_digest(record)
+            summary.digest = digest.OFFLINE
+            return
+        system, prompt = digest.llm_prompt(actions, body)
+        prompt = redact(prompt)  # stored redacted; redacted again as every unit is
+        hashed = digest.input_hash(system, prompt)
+        kept = self.engine.get_digest(session_id)
+        if kept is not None and kept["source"] == digest.LLM and kept["input_hash"] == hashed:
+            if kept["action_count"] != record["action_count"]:  # new actions, none it reads
+                self.engine.save_digest({**kept, "action_count": record["action_count"]})
+            summary.digest = "llm-kept"
+            return
+        try:
+            answer, cost = await self.extractor.ask(prompt, system)
+        except ExtractionError as exc:
+            summary.llm_calls += exc.cost.llm_calls
+            summary.chars_sent += exc.cost.chars_sent
+            raise
+        summary.llm_calls += cost.llm_calls
+        summary.chars_sent += cost.chars_sent
+        written = digest.parse_llm(answer, body)
+        if written is None:  # no usable answer: the offline digest, asked again next run
+            self.engine.save_digest(record)
+            summary.digest = digest.OFFLINE
+            return
+        self.engine.save_digest(
+            {**record, "source": digest.LLM, "body": written, "input_hash": hashed}
+        )
+        summary.digest = digest.LLM
 
     def _prepare(self, texts: list[str]) -> list[PreparedUnit]:
         size, overlap = self.options.chunk_tokens, self.options.chunk_overlap

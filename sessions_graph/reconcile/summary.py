@@ -39,6 +39,11 @@ class ReconciliationSummary(BaseModel):
     entities: int = 0
     relations: int = 0
     entities_linked: int = 0
+    #: How the session's digest came out: ``llm`` (one request, counted in
+    #: ``llm_calls``), ``llm-kept`` (the LLM's digest of this same content was
+    #: there: no request), ``offline`` (no LLM in this run, or a session with
+    #: no substance), or None (the run failed before it).
+    digest: str | None = None
     llm_calls: int = 0
     chars_sent: int = 0
     duration_s: float = 0.0

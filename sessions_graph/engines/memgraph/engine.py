@@ -23,6 +23,7 @@ from sessions_graph import cypher
 from sessions_graph.cypher import load, render, statements
 from sessions_graph.engines import memgraph_server as server
 from sessions_graph.engines.base import Engine, Record
+from sessions_graph.engines.memgraph.digests import Digests
 from sessions_graph.engines.memgraph.forget import Forget
 from sessions_graph.engines.memgraph.injections import Injections
 from sessions_graph.engines.memgraph.memories import Memories
@@ -152,7 +153,7 @@ def redact_uri(uri: str) -> str:
 
 
 class MemgraphEngine(
-    Memories, Sessions, MemoryFiles, Reconcile, Recall, Injections, Forget, Engine
+    Memories, Sessions, MemoryFiles, Reconcile, Recall, Injections, Digests, Forget, Engine
 ):
     """Sessions-graph on a Memgraph server (>= 3.6) reached over Bolt."""
 
@@ -313,6 +314,8 @@ class MemgraphEngine(
         self._mark_origins()
         # ... and actions stored before the turn index existed get their documents.
         self._index_unindexed_sessions()
+        # Memories saved before they carried a project take their session's.
+        self._write(lambda tx: _rows(tx, "memory/backfill_project"))
         self._write(lambda tx: _rows(tx, "schema/set_version", version=SCHEMA_VERSION))
 
     def drop(self) -> None:

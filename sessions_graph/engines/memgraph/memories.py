@@ -31,7 +31,12 @@ class Memories:
     """Save, read, search, update and delete memories."""
 
     def _save_memory(self, tx: Any, memory: Record) -> None:
-        _rows(tx, "memory/save", **memory, user_key=user_key(memory["user_id"]))
+        _rows(
+            tx,
+            "memory/save",
+            **{"project_key": None, **memory},
+            user_key=user_key(memory["user_id"]),
+        )
         if memory["session_id"]:
             self._ensure_session(tx, memory["session_id"], memory["user_id"], memory["created_at"])
             _rows(

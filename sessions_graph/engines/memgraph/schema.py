@@ -21,7 +21,9 @@ from sessions_graph.errors import StoreError, StoreUnavailableError
 #: rewrites older ones). 6: each action's origin (``setup`` classifies older
 #: ones, ``Sessions._mark_origins``). 7: the injection
 #: ledger (``:Injection`` indexes).
-SCHEMA_VERSION = 7
+#: 8: memories carry their project (``setup`` gives older ones their
+#: session's) and sessions their digest.
+SCHEMA_VERSION = 8
 
 #: What a schema statement's error says when the object is already there /
 #: already gone. Memgraph 3.6.2, 3.11 and main report an existing or missing

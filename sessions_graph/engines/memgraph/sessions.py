@@ -164,6 +164,21 @@ class Sessions:
                     row[key] = conversation_text(row[key], kind)
         return rows
 
+    def adopt_legacy_project(
+        self, user_id: str, legacy_key: str, root: str, project_key: str
+    ) -> int:
+        rows = self._write(
+            lambda tx: _rows(
+                tx,
+                "session/adopt_legacy",
+                user_id=user_id,
+                legacy_key=legacy_key,
+                root=root,
+                project_key=project_key,
+            )
+        )
+        return _count(rows, "moved")
+
     def get_import_cursor(self, session_id: str) -> ImportCursor | None:
         rows = self._read("session/get_cursor", session_id=session_id)
         if not rows:

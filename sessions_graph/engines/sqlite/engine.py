@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sessions_graph.engines.base import Engine, Record
+from sessions_graph.engines.sqlite.digests import Digests
 from sessions_graph.engines.sqlite.forget import Forget
 from sessions_graph.engines.sqlite.injections import Injections
 from sessions_graph.engines.sqlite.memories import Memories
@@ -37,7 +38,9 @@ DEADLINE_GRACE_MS = 100
 JOURNAL_SIZE_LIMIT = 4 * 1024 * 1024
 
 
-class SQLiteEngine(Memories, Sessions, MemoryFiles, Reconcile, Recall, Injections, Forget, Engine):
+class SQLiteEngine(
+    Memories, Sessions, MemoryFiles, Reconcile, Recall, Injections, Digests, Forget, Engine
+):
     """The embedded engine over the SQLite file at ``path``."""
 
     name = "embedded"

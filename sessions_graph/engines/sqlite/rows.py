@@ -10,7 +10,7 @@ import sqlite3
 from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, Record, not_found_for_user
 from sessions_graph.errors import MemoryValidationError
 
-_MEMORY_COLUMNS = "memory_id, user_id, content, session_id, created_at, updated_at"
+_MEMORY_COLUMNS = "memory_id, user_id, content, session_id, created_at, updated_at, project_key"
 _SESSION_COLUMNS = (
     "session_id, user_id, started_at, ended_at, cwd, project_key, reconciliation_status,"
     " reconciled_at, reconciliation_error, last_summary, content_version, action_count"
@@ -66,12 +66,18 @@ def _ensure_session(conn: sqlite3.Connection, session_id: str, user_id: str, now
 
 
 def _insert_memory(conn: sqlite3.Connection, memory: Record) -> None:
-    """INSERT a Memory, MERGE its User and Session, touch the Session."""
+    """INSERT a Memory, MERGE its User and Session, touch the Session. A
+    memory given no ``project_key`` takes its session's."""
     _ensure_user(conn, memory["user_id"], memory["created_at"])
+    project = memory.get("project_key")
     if memory["session_id"]:
         _ensure_session(conn, memory["session_id"], memory["user_id"], memory["created_at"])
         conn.execute(_TOUCH_SESSION, (memory["session_id"],))
+        if project is None:
+            project = conn.execute(
+                "SELECT project_key FROM sessions WHERE session_id = ?", (memory["session_id"],)
+            ).fetchone()[0]
     conn.execute(
-        f"INSERT INTO memories({_MEMORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
-        tuple(memory[k] for k in _MEMORY_COLUMNS.split(", ")),
+        f"INSERT INTO memories({_MEMORY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (*(memory[k] for k in _MEMORY_COLUMNS.split(", ")[:-1]), project),
     )

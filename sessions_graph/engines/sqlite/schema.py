@@ -319,6 +319,31 @@ MIGRATIONS: list[str] = [
     CREATE INDEX injections_by_session ON injections(user_id, session_id);
     CREATE INDEX injections_by_time ON injections(user_id, injected_at);
     """,
+    # 14: the project each memory was saved in (its session's, when it has
+    # one): SessionStart shows this project's memories and those of none.
+    """
+    ALTER TABLE memories ADD COLUMN project_key TEXT;
+    UPDATE memories SET project_key = (
+        SELECT s.project_key FROM sessions s WHERE s.session_id = memories.session_id
+    ) WHERE session_id IS NOT NULL;
+    CREATE INDEX memories_by_project ON memories(user_id, project_key, created_at DESC);
+    """,
+    # 15: session digests (sessions_graph.digest), one per session, going
+    # with it. ``body`` is the digest's JSON; ``action_count`` the session's
+    # when it was built (an older one is stale); ``input_hash`` what an LLM
+    # digest was written from (the same input is never sent twice).
+    """
+    CREATE TABLE session_digests (
+        session_id   TEXT PRIMARY KEY REFERENCES sessions(session_id) ON DELETE CASCADE,
+        user_id      TEXT NOT NULL,
+        source       TEXT NOT NULL,
+        substance    INTEGER NOT NULL,
+        body         TEXT NOT NULL,
+        action_count INTEGER NOT NULL,
+        input_hash   TEXT,
+        built_at     TEXT NOT NULL
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -186,6 +186,24 @@ class Sessions:
         )
         return [_conversation_previews(dict(r)) for r in rows]
 
+    def adopt_legacy_project(
+        self, user_id: str, legacy_key: str, root: str, project_key: str
+    ) -> int:
+        with self._write() as conn:
+            moved = conn.execute(
+                "UPDATE sessions SET project_key = :key"
+                " WHERE user_id = :user AND project_key = :legacy"
+                " AND (cwd = :root OR substr(cwd, 1, length(:root) + 1) = :root || '/')",
+                {"key": project_key, "user": user_id, "legacy": legacy_key, "root": root},
+            ).rowcount
+            conn.execute(
+                "UPDATE memories SET project_key = :key"
+                " WHERE user_id = :user AND project_key = :legacy AND session_id IN ("
+                "   SELECT session_id FROM sessions WHERE user_id = :user AND project_key = :key)",
+                {"key": project_key, "user": user_id, "legacy": legacy_key},
+            )
+            return moved
+
     def get_import_cursor(self, session_id: str) -> ImportCursor | None:
         rows = self._read(
             "SELECT import_source, import_offset, import_fingerprint FROM sessions"

@@ -61,7 +61,7 @@ def _prose(text: str) -> str:
     for line in text.splitlines():
         line = _BACKTICKS.sub(" ", line).strip()
         words = line.split()
-        if len(words) < 4 or words[0] in _CODE_STARTS or line[0] in "{[<\"+-@#/*|>$":
+        if len(words) < 4 or words[0] in _CODE_STARTS or line[0] in '{[<"+-@#/*|>$':
             continue
         if len(_CODE_CHARS.findall(line)) > len(words) // 6:
             continue

@@ -477,8 +477,12 @@ _GO_REQUIRE = re.compile(
 _SITE_PACKAGES = re.compile(
     r"(?:site-packages|dist-packages|node_modules)/(@[\w.-]+/[\w.-]+|[\w.-]+)/"
 )
-_CARGO_COMPILING = re.compile(r"^[ \t]*(?:Compiling|Downloaded|Checking)[ \t]+([\w-]+)[ \t]+(v\d+\.\d+[\w.+-]*)", re.MULTILINE)  # noqa: E501
-_GO_OUTPUT = re.compile(r"^go: (?:upgraded|downgraded|added|downloading|finding)[ \t]+(\S+)", re.MULTILINE)  # noqa: E501
+_CARGO_COMPILING = re.compile(
+    r"^[ \t]*(?:Compiling|Downloaded|Checking)[ \t]+([\w-]+)[ \t]+(v\d+\.\d+[\w.+-]*)", re.MULTILINE
+)  # noqa: E501
+_GO_OUTPUT = re.compile(
+    r"^go: (?:upgraded|downgraded|added|downloading|finding)[ \t]+(\S+)", re.MULTILINE
+)  # noqa: E501
 _PIP_INSTALLED = re.compile(r"^Successfully installed (.+)$", re.MULTILINE)
 _PIP_COLLECTING = re.compile(
     r"^(?:Collecting|Requirement already satisfied:|Downloading)[ \t]+([A-Za-z][\w.-]*)(?:\[[^\]]*\])?(?:==([\w.]+))?",  # noqa: E501
@@ -901,7 +905,7 @@ def _word_lists(text: str, found: Findings) -> None:
     # hundred names would be tried at every position of the text.
     for match in _PROSE_WORD.finditer(text):
         start, end = match.span()
-        if start and text[start - 1] in "\"'" and text[end : end + 1] in ("\"", "'"):
+        if start and text[start - 1] in "\"'" and text[end : end + 1] in ('"', "'"):
             continue  # a quoted key or value ("vitest": "^1.6.0") is no prose
         word = match.group(1).rstrip(".-+")
         if word in _PROSE_TOOLS:

@@ -128,9 +128,7 @@ KNOWN_PRODUCTS = frozenset(
     """.split()
 )
 #: Of the products above, those that are organisations when named alone.
-KNOWN_ORGANIZATIONS = frozenset(
-    {"Stripe", "Twilio", "OpenAI", "Anthropic", "Cloudflare"}
-)
+KNOWN_ORGANIZATIONS = frozenset({"Stripe", "Twilio", "OpenAI", "Anthropic", "Cloudflare"})
 
 #: Top-level domains a bare host name must end with to count without a scheme
 #: (``api.stripe.com``), so that file names and dotted code are not hosts.
