@@ -103,7 +103,8 @@ def test_a_project_does_not_take_in_a_sibling_directory(graph: SessionsGraph) ->
     graph.save_memory("alice", "zebra cache memory", session_id="s-app2")
 
     hits = graph.recall("alice", "zebra cache", project="/src/app", limit=20).hits
-    assert {h.session_id for h in hits} == {"s-app", "s-sub"}
+    # The same text in two sessions is one hit naming the other (``also_in``).
+    assert {s for h in hits for s in [h.session_id, *(h.also_in or [])]} == {"s-app", "s-sub"}
 
 
 def test_the_asking_session_is_left_out_through_the_entity_lane(graph: SessionsGraph) -> None:
@@ -119,7 +120,17 @@ def test_the_asking_session_is_left_out_through_the_entity_lane(graph: SessionsG
 
 
 def test_a_turn_is_shown_with_one_turn_each_side(graph: SessionsGraph) -> None:
-    turns(graph, "s-1", "alice", "first", "second", "the zebra turn", "fourth", "fifth")
+    # Requests only: no reply makes an exchange of the hit, so it is shown
+    # with its neighbours.
+    graph.record_session_start("s-1", user_id="alice")
+    texts = ("first", "second", "the zebra turn", "fourth", "fifth")
+    graph.record_actions(
+        "s-1",
+        [
+            {"action_id": f"s-1-{i}", "action_type": "user_message", "text": text}
+            for i, text in enumerate(texts)
+        ],
+    )
 
     hits = graph.recall("alice", "zebra").hits
     assert hits[0].action_id == "s-1-2"
@@ -128,7 +139,11 @@ def test_a_turn_is_shown_with_one_turn_each_side(graph: SessionsGraph) -> None:
 
 
 def test_a_named_december_is_searched_in_its_own_year(graph: SessionsGraph) -> None:
-    for action_id, stamp in (("dec23", "2023-12-20T10:00:00Z"), ("dec22", "2022-12-20T10:00:00Z")):
+    # Two texts, not one: identical texts would be one hit.
+    for action_id, stamp, where in (
+        ("dec23", "2023-12-20T10:00:00Z", "alps"),
+        ("dec22", "2022-12-20T10:00:00Z", "dolomites"),
+    ):
         graph.record_session_start(f"s-{action_id}", user_id="alice")
         graph.record_actions(
             f"s-{action_id}",
@@ -136,7 +151,7 @@ def test_a_named_december_is_searched_in_its_own_year(graph: SessionsGraph) -> N
                 {
                     "action_id": action_id,
                     "action_type": "user_message",
-                    "text": "we went skiing in the alps",
+                    "text": f"we went skiing in the {where}",
                     "timestamp": stamp,
                 }
             ],
