@@ -145,3 +145,15 @@ def test_commands_act_for_one_user_only(tmp_path: Path) -> None:
         assert "not found" in proc.stderr
     listed = json.loads(as_user("alice", "memory", "list", "--session", "s-a", "--json").stdout)
     assert [m["content"] for m in listed] == ["alice secret plan"]
+
+
+def test_memories_are_shown_redacted(cli) -> None:
+    """Memories are stored as written; the CLI shows them as every read path
+    does, with the secret replaced, in text and in JSON."""
+    token = "ghp_" + "Abcdefghijklmnopqrstuvwxyz0123456789"
+    cli("memory", "add", f"The deploy bot uses {token}", "--user", "alice")
+    for args in (("memory", "list"), ("memory", "search", "deploy")):
+        for fmt in ((), ("--json",)):
+            out = cli(*args, "--user", "alice", *fmt).stdout
+            assert "The deploy bot uses" in out and "[REDACTED:" in out
+            assert token[:12] not in out

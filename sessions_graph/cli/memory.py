@@ -20,12 +20,17 @@ def register(app: typer.Typer) -> None:
 
 
 def _show(memories: list, as_json: bool) -> None:
+    # Memories are stored as written: what is shown is redacted, as every
+    # other read path does (a secret pasted into one is not put on screen).
+    from sessions_graph.redact import redact
+
     if as_json:
-        emit_json([m.model_dump(exclude_none=True) for m in memories])
+        rows = [m.model_dump(exclude_none=True) for m in memories]
+        emit_json([{**row, "content": redact(row["content"])} for row in rows])
         return
     for m in memories:
         score = f"  score={m.score:.3f}" if m.score is not None else ""
-        typer.echo(f"{m.memory_id}  {m.created_at[:19]}Z{score}  {m.content}")
+        typer.echo(f"{m.memory_id}  {m.created_at[:19]}Z{score}  {redact(m.content)}")
 
 
 @memory_app.command("add")

@@ -322,10 +322,12 @@ def demo(
                 typer.echo(
                     f"sessions mentioning {name!r}: " + ", ".join(s.session_id for s in mentioning)
                 )
+            from sessions_graph.redact import redact
+
             query = data["search"]
             typer.echo(f"memory search {query!r}:")
             for m in graph.search_memories(data["user_id"], query):
-                typer.echo(f"  {m.content}")
+                typer.echo(f"  {redact(m.content)}")  # stored as written
 
 
 def _record_demo(graph: SessionsGraph, data: dict[str, Any]) -> None:
