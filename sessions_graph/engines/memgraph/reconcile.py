@@ -195,7 +195,10 @@ class Reconcile:
         (LightRAG) wrote, never overwritten (``lightrag_fields``)."""
         edges: dict[frozenset[int], Record] = {}
         for row in _rows(
-            tx, "reconcile/relations_of_chunk", entity_ids=list(entity_ids), hash=chunk_hash
+            tx,
+            "reconcile/relations_of_chunk",
+            entity_ids=list(dict.fromkeys(entity_ids)),
+            hash=chunk_hash,
         ):
             edges.setdefault(frozenset((row["a_id"], row["b_id"])), row)
         wanted: dict[frozenset[int], tuple[int, int, Record]] = {}
@@ -252,7 +255,7 @@ class Reconcile:
         if not entity_ids:
             return 0
         writes, releases, deletes = [], [], []
-        for row in _rows(tx, "reconcile/entity_state", entity_ids=list(entity_ids)):
+        for row in _rows(tx, "reconcile/entity_state", entity_ids=list(dict.fromkeys(entity_ids))):
             mentions = [m for m in row["mentions"] if m.get("hash")]
             update = fields.entity_update(row["props"], mentions, row["others"])
             if update.action == fields.WRITE:

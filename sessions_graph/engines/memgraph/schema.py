@@ -19,7 +19,9 @@ from sessions_graph.errors import StoreError, StoreUnavailableError
 #: 3: memory files, unique per user and path.
 #: 4: turn documents hold speaker and asks; 5: and tells_time (``setup``
 #: rewrites older ones).
-SCHEMA_VERSION = 5
+#: 6: an index on ``:Memory(session_id)`` (a session's memories were found
+#: by scanning every memory).
+SCHEMA_VERSION = 6
 
 #: What a schema statement's error says when the object is already there /
 #: already gone. Memgraph 3.6.2, 3.11 and main report an existing or missing
