@@ -5,6 +5,7 @@ is the engine's (engine.py)."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -271,6 +272,19 @@ MIGRATIONS: list[str] = [
 
 SCHEMA_VERSION = len(MIGRATIONS)
 
+#: Migrations whose effect a statement-level check cannot see, with a query
+#: that returns a row when the file already has it. 6 copies marks into a
+#: table keyed by extractor: a file whose marks are already keyed so must
+#: not be copied again.
+_APPLIED_WHEN = {
+    6: "SELECT 1 FROM pragma_table_info('chunk_extractions') WHERE name = 'extractor'",
+}
+#: A statement that creates a named object, and one that adds a column.
+_CREATES = re.compile(
+    r"CREATE\s+(?:VIRTUAL\s+)?(?:TABLE|INDEX|TRIGGER)\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.I
+)
+_ADDS_COLUMN = re.compile(r"ALTER\s+TABLE\s+(\w+)\s+ADD\s+COLUMN\s+(\w+)", re.I)
+
 
 def migrate(
     conn: sqlite3.Connection,
@@ -295,13 +309,45 @@ def migrate(
     _add_recall_functions(conn)
     with write() as conn:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
-        for number in range(version, SCHEMA_VERSION):
-            for statement in _statements(MIGRATIONS[number]):
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {number + 1}")
+        # Every migration is checked against what the file holds, those the
+        # version counts as applied too: builds between releases numbered
+        # some differently (one made memory files its 4th), so a file at
+        # version 4 may lack the 4th migration here and hold the 9th. What a
+        # migration creates is created if missing; its other statements run
+        # when it is past the version or something of it was missing.
+        for number, migration in enumerate(MIGRATIONS):
+            check = _APPLIED_WHEN.get(number + 1)
+            if check is not None and conn.execute(check).fetchone() is not None:
+                continue
+            statements = [(s, _exists_already(conn, s)) for s in _statements(migration)]
+            missing = [s for s, there in statements if there is False]
+            if number < version and not missing:
+                continue  # applied, as its number says
+            for statement, there in statements:
+                if not there:
+                    conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         # Actions stored before the turn index existed are indexed
         # now, in the migrating transaction (a no-op on a new file).
         index_unindexed_turns(conn)
+
+
+def _exists_already(conn: sqlite3.Connection, statement: str) -> bool | None:
+    """Whether what ``statement`` creates (a table, index or trigger, or a
+    column) is in the file already; None for a statement that creates
+    nothing (it moves or computes data)."""
+    if created := _CREATES.match(statement):
+        found = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = ?", (created.group(1),)
+        ).fetchone()
+        return found is not None
+    if added := _ADDS_COLUMN.match(statement):
+        table, column = added.groups()
+        found = conn.execute(
+            "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", (table, column)
+        ).fetchone()
+        return found is not None
+    return None
 
 
 def _add_recall_functions(conn: sqlite3.Connection) -> None:
