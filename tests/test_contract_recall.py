@@ -246,6 +246,9 @@ def test_time_window_and_project_filters(graph: SessionsGraph) -> None:
     assert ids(project="/src/app") == {"old-1"}
     assert ids(project="/src") == {"old-1", "new-1"}
     assert ids(project="/src/ap") == set()
+    # The root holds every directory; a trailing slash names the same one.
+    assert ids(project="/") == {"old-1", "new-1"}
+    assert ids(project="/src/app/") == {"old-1"}
 
 
 def test_tool_results_weigh_less_than_conversation(graph: SessionsGraph) -> None:

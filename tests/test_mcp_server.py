@@ -39,6 +39,8 @@ def _server(tmp_path: Path, db: Path, user: str = "alice") -> StdioServerParamet
         "XDG_STATE_HOME": str(tmp_path / "state"),
         "XDG_DATA_HOME": str(tmp_path / "data"),
         "PYTHONDONTWRITEBYTECODE": "1",
+        # The tree under test, when it is not the installed one.
+        **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}),
     }
     return StdioServerParameters(command=SCRIPT, args=["mcp"], env=env)
 
@@ -138,9 +140,7 @@ def test_memories_are_saved_searched_and_deleted_for_the_user_only(
         assert len(graph.get_memories("bob")) == 1  # untouched
 
 
-def test_a_session_is_read_a_page_at_a_time_and_only_the_users(
-    tmp_path: Path, store: Path
-) -> None:
+def test_a_session_is_read_a_page_at_a_time_and_only_the_users(tmp_path: Path, store: Path) -> None:
     async def work(client: Client) -> list[Any]:
         return [
             await client.call_tool("get_session", {"session_id": "s-alice", "limit": 3}),
@@ -237,7 +237,6 @@ def test_recall_answers_from_the_users_past_sessions_only(tmp_path: Path, store:
     assert bad_scope.is_error and "'all', 'turns', 'memories' or 'entities'" in text(bad_scope)
 
 
-
 def test_without_the_mcp_extra_the_command_says_what_to_install(tmp_path: Path) -> None:
     """The SDK made unimportable, as in an install without the extra."""
     import subprocess
@@ -263,9 +262,11 @@ def test_list_sessions_by_project_and_time(tmp_path: Path, store: Path) -> None:
             await client.call_tool("list_sessions", {"since": "2999-01-01"}),
             await client.call_tool("list_sessions", {"until": "2000-01-01T00:00:00Z"}),
             await client.call_tool("list_sessions", {"limit": 1}),
+            await client.call_tool("list_sessions", {"project": "/src/orion"}),
+            await client.call_tool("list_sessions", {"project": "/"}),
         ]
 
-    orion, elsewhere, future, past, one = session(_server(tmp_path, store), work)
+    orion, elsewhere, future, past, one, directory, root = session(_server(tmp_path, store), work)
     listed = data(orion)
     assert [s["session_id"] for s in listed] == ["s-alice-2", "s-alice"]  # newest first
     assert listed[0]["first_request"] == CACHE_QUESTION
@@ -274,3 +275,6 @@ def test_list_sessions_by_project_and_time(tmp_path: Path, store: Path) -> None:
     assert data(elsewhere) == [] and data(future) == [] and data(past) == []
     assert [s["session_id"] for s in data(one)] == ["s-alice-2"]
     assert "s-bob" not in text(orion)
+    # A directory names the sessions run in it or below it (s-alice-2 has no cwd).
+    assert [s["session_id"] for s in data(directory)] == ["s-alice"]
+    assert [s["session_id"] for s in data(root)] == ["s-alice"]

@@ -75,6 +75,16 @@ def not_found_for_user(session_id: str, user_id: str) -> str:
     return f"session {session_id!r} not found for user {user_id!r}"
 
 
+def project_scope(project: str | None) -> tuple[str | None, str | None]:
+    """A project filter as the engines compare it: the project (a key, or a
+    directory without its trailing slash) and the prefix of the directories
+    below it (``/`` for the root, whose children start with ``/`` alone)."""
+    if project is None:
+        return None, None
+    bare = project.rstrip("/") or "/"
+    return bare, bare if bare.endswith("/") else bare + "/"
+
+
 class Engine(ABC):
     """A storage engine. Instances are used from one thread at a time.
 
@@ -244,7 +254,9 @@ class Engine(ABC):
     ) -> list[Record]:
         """The user's sessions, newest first (``started_at``, then
         ``session_id``, descending), only those of ``project_key`` when given
-        and only those started before ``before`` when given (paging). Each
+        and only those started before ``before`` when given (paging). The
+        project is a project key or a directory: a session is of it when its
+        key is it or its ``cwd`` is it or below it (``project_scope``). Each
         record has ``session_id``, ``user_id``, ``started_at``, ``ended_at``,
         ``cwd``, ``project_key``, ``action_count``, and the session's first
         ``user_message`` and last ``assistant_message`` (by ``seq``):

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sessions_graph.engines.base import Record
+from sessions_graph.engines.base import Record, project_scope
 from sessions_graph.engines.memgraph.rows import _rows, user_key
 from sessions_graph.index_text.records import group_entity_units
 from sessions_graph.index_text.turns import TURN_CONTEXT_WEIGHT, TURN_RADIUS, turn_documents
@@ -60,7 +60,7 @@ class Recall:
             return []
         scores: dict[str, float] = {}
         found: dict[str, Record] = {}
-        project = filters.get("project")
+        project, project_dir = project_scope(filters.get("project"))
         params = {
             "user_id": user_id,
             "search_limit": max(self.search_limit, limit),
@@ -69,7 +69,7 @@ class Recall:
             "since": filters.get("since"),
             "until": filters.get("until"),
             "project": project,
-            "project_dir": project.rstrip("/") + "/" if project else None,
+            "project_dir": project_dir,
         }
         for field, weight in (("recall_body", 1.0), ("recall_context", TURN_CONTEXT_WEIGHT)):
             query = turn_search_query(terms, field, user_key(user_id))

@@ -9,7 +9,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from sessions_graph.engines.base import Record
+from sessions_graph.engines.base import Record, project_scope
 from sessions_graph.engines.sqlite.rows import _ACTION_COLUMNS, _action_record
 from sessions_graph.index_text.records import group_entity_units
 from sessions_graph.index_text.turns import TURN_RADIUS, turn_documents
@@ -29,7 +29,7 @@ _TURN_FILTERS = """
     AND (:since IS NULL OR coalesce(d.timestamp, s.started_at) >= :since)
     AND (:until IS NULL OR coalesce(d.timestamp, s.started_at) <= :until)
     AND (:project IS NULL OR s.project_key = :project OR s.cwd = :project
-         OR substr(s.cwd, 1, length(:project) + 1) = :project || '/')
+         OR substr(s.cwd, 1, length(:project_dir)) = :project_dir)
 """
 
 
@@ -209,10 +209,12 @@ class Recall:
 
 
 def _turn_filter_params(filters: Record) -> dict[str, Any]:
+    project, project_dir = project_scope(filters.get("project"))
     return {
         "exclude": filters.get("exclude_session"),
         "only": filters.get("only_session"),
         "since": filters.get("since"),
         "until": filters.get("until"),
-        "project": filters.get("project"),
+        "project": project,
+        "project_dir": project_dir,
     }
