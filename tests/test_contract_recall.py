@@ -421,3 +421,19 @@ def test_limit_bounds_the_hits(graph: SessionsGraph) -> None:
     turns(graph, "s-1", "alice", *[f"note {i} about the scheduler" for i in range(30)])
     assert len(graph.recall("alice", "scheduler", limit=3).hits) == 3
     assert len(graph.recall("alice", "scheduler", limit=100).hits) == 30
+
+
+def test_a_question_of_long_words_finds_only_the_turns_holding_them(graph: SessionsGraph) -> None:
+    """Tantivy drops tokens of 40 bytes or more: uncut, such a question would
+    be the user key alone on Memgraph, matching every turn of the user."""
+    digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+    cyrillic = "ж" * 20  # 20 letters, 40 bytes
+    for n, text in enumerate([f"the digest is {digest}", f"слово {cyrillic}", "plain turn"]):
+        graph.record_actions(
+            f"s-{n}",
+            [{"action_id": f"t-{n}", "action_type": "user_message", "text": text}],
+            user_id="alice",
+        )
+    for question, expected in ((digest, {"t-0"}), (cyrillic, {"t-1"})):
+        hits = graph.recall("alice", question, scope="turns").hits
+        assert {h.action_id for h in hits} == expected

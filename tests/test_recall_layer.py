@@ -151,7 +151,53 @@ def test_speaker_labels_and_asking_turns() -> None:
 def test_index_text_spaces_cjk_and_cuts_long_tokens() -> None:
     assert index_text("去东京吧 ok").split() == ["去", "东", "京", "吧", "ok"]
     long = "x" * 90
-    assert index_text(f"id {long}") == "id " + " ".join(["x" * 40, "x" * 40, "x" * 10])
+    assert index_text(f"id {long}") == "id " + " ".join(["x" * 39, "x" * 39, "x" * 12])
+
+
+#: Tantivy drops a token of 40 UTF-8 bytes or more, at indexing and in queries.
+TANTIVY_DROPS = 40
+
+
+@pytest.mark.parametrize(
+    "word",
+    [
+        "x" * 40,  # 40 bytes: dropped whole
+        "ж" * 20,  # 20 letters, 40 bytes
+        "é" * 25 + "a" * 3,
+        "a" * 38 + "ж",  # one 2-byte letter past 38 ASCII ones
+        "𝐀" * 12,  # 4-byte letters
+    ],
+)
+def test_long_words_are_cut_into_pieces_tantivy_keeps(word: str) -> None:
+    indexed = index_text(f"see {word} here").split()
+    assert indexed[0] == "see" and indexed[-1] == "here"
+    pieces = indexed[1:-1]
+    assert "".join(pieces) == word and len(pieces) > 1
+    assert all(len(p.encode()) < TANTIVY_DROPS for p in pieces)
+    # The question cuts the word the same way, as one phrase of pieces.
+    assert query_terms(word) == [tuple(p.lower() for p in pieces)]
+
+
+def test_a_query_word_tantivy_would_drop_is_answered_locally() -> None:
+    from sessions_graph.query import needs_local, parse
+
+    assert needs_local(parse("ж" * 20)) and needs_local(parse("x" * 40))
+    assert not needs_local(parse("x" * 39))
+
+
+def test_turns_indexed_with_character_pieces_are_cut_again_on_upgrade(tmp_path: Path) -> None:
+    """Turn documents written when long words were cut into 40-character
+    pieces are rewritten, so that the question's byte-cut pieces find them."""
+    path = tmp_path / "v11.db"
+    word = "k" * 45
+    _old_store(path, 11, [f"the key is {word}", "nothing here"], indexed=True)
+    conn = sqlite3.connect(path)
+    old_body = f"the key is {word[:40]} {word[40:]}"
+    conn.execute("UPDATE turns_fts SET body = ? WHERE rowid = 1", (old_body,))
+    conn.commit()
+    conn.close()
+    rows = SQLiteEngine(path).search_turns("alice", query_terms(word), 10, FILTERS)
+    assert rows and rows[0]["action_id"] == "a0"  # (a1 holds it as its neighbour)
 
 
 def test_query_terms_drop_stop_words_and_split_cjk_into_bigrams() -> None:

@@ -28,7 +28,7 @@ from typing import Any
 from sessions_graph.engines.base import Engine, Record
 from sessions_graph.index_text import words as text_words
 from sessions_graph.index_text.turns import asks_when
-from sessions_graph.index_text.words import MAX_TOKEN_CHARS, STOP_WORDS
+from sessions_graph.index_text.words import STOP_WORDS
 from sessions_graph.query import Or, Term
 from sessions_graph.recall.dates import month_of
 from sessions_graph.recall.request import Request
@@ -133,9 +133,9 @@ def entities(engine: Engine, req: Request) -> list[Record]:
 
 
 def memories(engine: Engine, req: Request, limit: int) -> list[Record]:
-    words = [
-        Term(("".join(t),) if len(t) > 1 and len(t[0]) == MAX_TOKEN_CHARS else t) for t in req.terms
-    ]
+    # A long word's pieces (tokens of several characters; a CJK bigram's are
+    # one each) are joined back: memories are searched by the words written.
+    words = [Term(("".join(t),) if len(t) > 1 and len(t[0]) > 1 else t) for t in req.terms]
     node = words[0] if len(words) == 1 else Or(tuple(words))
     rows = engine.search_memories(req.user_id, node, max(limit * 3, 30))
     filters = req.turn_filters()

@@ -19,6 +19,7 @@ from sessions_graph.engines.base import Record, project_scope
 from sessions_graph.engines.memgraph.rows import _rows, user_key
 from sessions_graph.index_text.records import group_entity_units
 from sessions_graph.index_text.turns import TURN_CONTEXT_WEIGHT, TURN_RADIUS, turn_documents
+from sessions_graph.query import MAX_TOKEN_BYTES
 
 
 def turn_search_query(terms: Sequence[Sequence[str]], field: str, key: str) -> str:
@@ -45,12 +46,18 @@ class Recall:
         )
         documents = turn_documents(rows, first_seq)
         if documents:
-            _rows(tx, "recall/set_documents", documents=documents, user_key=user_key(user_id))
+            _rows(
+                tx,
+                "recall/set_documents",
+                documents=documents,
+                user_key=user_key(user_id),
+                cut_bytes=MAX_TOKEN_BYTES,
+            )
 
     def _index_unindexed_sessions(self) -> None:
         """Give the actions stored before the turn index existed their
         documents (``setup`` runs this), one session per transaction."""
-        for row in self._read("recall/unindexed_sessions"):
+        for row in self._read("recall/unindexed_sessions", cut_bytes=MAX_TOKEN_BYTES):
             self._write(lambda tx, r=row: self._index_turns(tx, r["session_id"], r["user_id"], 0))
 
     def search_turns(

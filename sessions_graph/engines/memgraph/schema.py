@@ -21,7 +21,10 @@ from sessions_graph.errors import StoreError, StoreUnavailableError
 #: rewrites older ones).
 #: 6: an index on ``:Memory(session_id)`` (a session's memories were found
 #: by scanning every memory).
-SCHEMA_VERSION = 6
+#: 7: long words in turn documents are cut into pieces of at most 39 bytes,
+#: not 40 characters, which Tantivy dropped (``setup`` rewrites the documents
+#: cut before: ``recall_cut_bytes``).
+SCHEMA_VERSION = 7
 
 #: What a schema statement's error says when the object is already there /
 #: already gone. Memgraph 3.6.2, 3.11 and main report an existing or missing

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from sessions_graph.errors import StoreError
 from sessions_graph.index_text.turns import asks, speaker, tells_time
+from sessions_graph.index_text.words import has_long_word
 
 MIGRATIONS: list[str] = [
     # 1: users, memories (+ full-text index), sessions, actions.
@@ -268,6 +269,18 @@ MIGRATIONS: list[str] = [
         SELECT sg_tells_time(a.text) FROM actions a WHERE a.action_id = turn_docs.action_id
     ), 0);
     """,
+    # 12: long words are cut into pieces of at most 39 UTF-8 bytes (Tantivy's
+    # limit) where they were cut into 40 characters: a question's pieces no
+    # longer match the documents cut before. The documents of every session
+    # with such a word (sg_has_long_word, index_text.words) go, and
+    # ``migrate`` indexes those sessions again after the migrations.
+    """
+    DELETE FROM turns_fts WHERE rowid IN (
+        SELECT d.rowid FROM turn_docs d WHERE d.session_id IN (
+            SELECT DISTINCT session_id FROM actions WHERE sg_has_long_word(text)));
+    DELETE FROM turn_docs WHERE session_id IN (
+        SELECT DISTINCT session_id FROM actions WHERE sg_has_long_word(text));
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -356,6 +369,7 @@ def _add_recall_functions(conn: sqlite3.Connection) -> None:
     conn.create_function("sg_speaker", 1, lambda t: speaker(t or ""))
     conn.create_function("sg_asks", 1, lambda t: asks(t or ""))
     conn.create_function("sg_tells_time", 1, lambda t: tells_time(t or ""))
+    conn.create_function("sg_has_long_word", 1, lambda t: has_long_word(t or ""))
 
 
 def _statements(script: str) -> list[str]:
