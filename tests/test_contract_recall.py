@@ -182,6 +182,29 @@ def test_entity_lane_leads_to_the_turns_that_mention_it(graph: SessionsGraph) ->
     only = graph.recall("alice", "what about redis?", scope="entities")
     assert [h.kind for h in only.hits] == ["entity"]
     assert only.hits[0].entity_type == "tool" and only.hits[0].sessions == ["s-1"]
+    # Without entities in the scope (the prompt hook's turns and memories),
+    # the lane does not run: a common entity must not cost the hook its budget.
+    plain = graph.recall("alice", "what about redis?", scope=["turns", "memories"])
+    assert all("entities" not in h.lanes for h in plain.hits)
+    assert "s-1-0" not in {h.action_id for h in plain.hits}
+
+
+def test_entity_units_are_bounded_per_entity(graph: SessionsGraph) -> None:
+    """An entity named everywhere (docker) yields at most ``limit`` of the
+    user's units; other users' mentions never take the user's places."""
+    engine = graph.engine
+    for user, count in (("bob", 8), ("alice", 12)):
+        for n in range(count):
+            turns(graph, f"s-{user}-{n}", user, f"{user} runs docker compose {n}")
+            engine.set_unit_chunks(
+                "action", f"s-{user}-{n}-0", f"c-{user}{n}", [{"hash": f"h-{user}{n}", "text": "t"}]
+            )
+            engine.save_extraction(f"h-{user}{n}", "base", [{"name": "Docker"}], [])
+    rows = engine.recall_entities("alice", ["docker"], 5)
+    assert [r["name"] for r in rows] == ["Docker"]
+    units = rows[0]["units"]
+    assert len(units) == 5 and all(u["session_id"].startswith("s-alice-") for u in units)
+    assert len(engine.recall_entities("alice", ["docker"], 100)[0]["units"]) == 12
 
 
 def test_scope_chooses_the_kinds(graph: SessionsGraph) -> None:

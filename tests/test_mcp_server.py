@@ -278,3 +278,36 @@ def test_list_sessions_by_project_and_time(tmp_path: Path, store: Path) -> None:
     # A directory names the sessions run in it or below it (s-alice-2 has no cwd).
     assert [s["session_id"] for s in data(directory)] == ["s-alice"]
     assert [s["session_id"] for s in data(root)] == ["s-alice"]
+
+
+def test_a_call_in_progress_does_not_hold_up_the_others(store: Path) -> None:
+    """The SDK runs tools in worker threads: while one call holds its graph
+    (a slow recall), another (save_memory) is served on a graph of its own,
+    not queued behind it."""
+    import threading
+
+    from sessions_graph.agent.mcp_server import MemoryServer
+
+    tools = MemoryServer(lambda: SessionsGraph(db=str(store)), user_id="alice")
+    holding, release = threading.Event(), threading.Event()
+
+    def slow_call() -> None:
+        with tools.graph():
+            holding.set()
+            release.wait(60)
+
+    slow = threading.Thread(target=slow_call)
+    slow.start()
+    assert holding.wait(30)
+    saved: list[str] = []
+    fast = threading.Thread(target=lambda: saved.append(tools.save_memory("Prefers tabs")))
+    fast.start()
+    fast.join(30)  # a deadlock guard, not a speed goal: before, this waited for `release`
+    finished = not fast.is_alive()
+    release.set()
+    slow.join()
+    fast.join()
+    tools.close()
+    assert finished and json.loads(saved[0])["saved"]
+    with SessionsGraph(db=str(store)) as graph:
+        assert "Prefers tabs" in {m.content for m in graph.get_memories("alice")}

@@ -317,3 +317,41 @@ def test_another_users_words_never_empty_a_users_recall(
     found = engine.search_turns("alice", [("deploy",)], 100, FILTERS)
     assert [r["action_id"] for r in found] == ["alice-old"]
     assert len(engine.search_turns("bob", [("deploy",)], 100, FILTERS)) == 2
+
+
+def test_a_question_of_many_dates_costs_a_bounded_number_of_searches(tmp_path: Path) -> None:
+    """Each date a question names was one full search: 60 ISO dates in a
+    question of 1,000 characters cost 60 searches. The dates lane searches
+    the windows first named, merged where they overlap, and no more."""
+    from sessions_graph.recall import lanes
+
+    engine = SQLiteEngine(tmp_path / "s.db")
+    engine.start_session("s", "alice", "2024-03-01T00:00:00+00:00", None, None)
+    engine.add_actions(
+        "s",
+        "alice",
+        [
+            {
+                "action_id": "a0",
+                "action_type": "user_message",
+                "text": "the deploy of the ledger failed",
+                "timestamp": "2024-03-01T10:00:00+00:00",
+            }
+        ],
+    )
+    dates = " ".join(f"2024-{m:02d}-{d:02d}" for m in range(3, 8) for d in range(1, 25, 2))
+    question = f"what failed on {dates} in the ledger deploy?"
+    assert len(question) <= 1000
+    req = check_request("alice", question)
+    assert len(req.windows) == 60
+    searches = []
+    search = engine.search_turns
+
+    def counted(*args: object, **kwargs: object) -> list:
+        searches.append(args)
+        return search(*args, **kwargs)  # type: ignore[arg-type]
+
+    engine.search_turns = counted  # type: ignore[method-assign]
+    rows = lanes.dates(engine, req)
+    assert len(searches) <= lanes.MAX_DATE_SEARCHES
+    assert [r["action_id"] for r in rows] == ["a0"]  # the first date named is searched

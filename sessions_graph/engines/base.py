@@ -503,14 +503,17 @@ class Engine(ABC):
         Other users' ids give nothing."""
 
     @abstractmethod
-    def recall_entities(self, user_id: str, name_keys: Sequence[str]) -> list[Record]:
+    def recall_entities(self, user_id: str, name_keys: Sequence[str], limit: int) -> list[Record]:
         """Entities whose casefolded name is one of ``name_keys`` and that the
         user's own chunks mention: ``name``, ``entity_type`` and
         ``description`` from the user's own mentions only (descriptions
         joined, distinct), and ``units``, the user's actions and memories
         whose chunks mention it: ``unit_kind``, ``unit_id``, ``session_id``,
         ``timestamp`` (action's, else session start; memory's creation),
-        ``project_key``, ``cwd``. One record per name (workspaces merged)."""
+        ``project_key``, ``cwd``. One record per name (workspaces merged).
+        At most ``limit`` of the user's mentions are read per entity node, so
+        that an entity named tens of thousands of times costs what a rare
+        one does (which ones: the engine's cheapest order)."""
 
     # -- forget --------------------------------------------------------------
     # A user's right to be forgotten: everything of a session or a user goes,

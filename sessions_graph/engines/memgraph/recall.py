@@ -96,8 +96,12 @@ class Recall:
             row["is_error"] = bool(row["is_error"])
         return rows
 
-    def recall_entities(self, user_id: str, name_keys: Sequence[str]) -> list[Record]:
+    def recall_entities(self, user_id: str, name_keys: Sequence[str], limit: int) -> list[Record]:
         if not name_keys:
             return []
-        rows = self._read("recall/entities", user_id=user_id, name_keys=list(name_keys))
+        rows: list[Record] = []
+        # One entity node per read, each bounded by LIMIT: a bound over all of
+        # them would let one common entity crowd out the others.
+        for entity in self._read("recall/entity_ids", name_keys=list(name_keys)):
+            rows += self._read("recall/entities", id=entity["id"], user_id=user_id, limit=limit)
         return group_entity_units(rows)
