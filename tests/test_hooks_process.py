@@ -620,3 +620,42 @@ def test_state_files_are_private_and_secrets_are_stored_redacted(
     texts = [a.text for a in SessionsGraph(engine=store).get_actions(sid)]
     assert "hunter2xyz" not in "".join(texts)
     assert "DB_PASSWORD=[REDACTED:password]\nPORT=80" in texts
+
+
+def test_a_hook_on_an_older_store_spools_and_leaves_the_migration_to_a_detached_process(
+    db: Path,
+) -> None:
+    """Migrating re-indexes every action (40 s at 300,000): more than any
+    hook may take. A hook that finds an older schema leaves it as it is,
+    spools its event and hands both to a detached replay, which migrates and
+    then stores the event."""
+    import sqlite3
+
+    from test_recall_layer import _old_store
+
+    from sessions_graph.engines.sqlite.schema import SCHEMA_VERSION
+    from sessions_graph.hooks.spool import replay_lock
+
+    _old_store(db, 10, ["an old question about kafka"], indexed=True)
+    settings = load_settings()
+    payload = claude_payload("UserPromptSubmit", "s-new", None, prompt="which kafka topic?")
+    # Held here, the replay lock keeps the hook from starting the replay
+    # itself, so that what the hook alone did can be seen.
+    with replay_lock(settings) as held:
+        assert held
+        assert_quiet(hook(payload))
+        version = sqlite3.connect(db).execute("PRAGMA user_version").fetchone()[0]
+        assert version == 10  # not migrated by the hook
+        assert len(pending_files(settings)) == 1  # the event is spooled, not lost
+    assert any("spooled as" in line for line in log_lines())
+
+    drain = subprocess.run(
+        [sys.executable, "-m", "sessions_graph.hooks.drain"], capture_output=True, timeout=120
+    )
+    assert drain.returncode == 0
+    assert spool_is_empty(settings)
+    engine = SQLiteEngine(db)
+    assert engine.status()["schema_version"] == SCHEMA_VERSION
+    assert [a["text"] for a in engine.get_actions("s-new")] == ["which kafka topic?"]
+    assert [a["text"] for a in engine.get_actions("s")] == ["an old question about kafka"]
+    engine.close()

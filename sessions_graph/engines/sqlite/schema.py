@@ -11,7 +11,7 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-from sessions_graph.errors import StoreError
+from sessions_graph.errors import StoreError, StoreMigrationPendingError
 from sessions_graph.index_text.turns import asks, speaker, tells_time
 from sessions_graph.index_text.words import has_long_word
 
@@ -304,11 +304,18 @@ def migrate(
     path: Path,
     write: Callable[[], AbstractContextManager[sqlite3.Connection]],
     index_unindexed_turns: Callable[[sqlite3.Connection], None],
+    *,
+    existing: bool = True,
 ) -> None:
     """Bring the file at ``path`` forward to ``SCHEMA_VERSION``, in one
     ``write`` transaction (the engine's, taken with the write lock, so
     concurrent openers migrate once); ``index_unindexed_turns`` indexes, in
-    that transaction, the actions stored before the turn index existed."""
+    that transaction, the actions stored before the turn index existed.
+
+    ``existing=False`` migrates only a new, empty file (creating the schema
+    costs milliseconds) and raises ``StoreMigrationPendingError`` for a file
+    that holds an older schema: migrating one re-indexes every action, 40 s
+    at 300,000, which a hook must leave to a detached process."""
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version == SCHEMA_VERSION:
         return  # the common case, and all a hook process pays
@@ -316,6 +323,11 @@ def migrate(
         raise StoreError(
             f"{path} has schema version {version}, newer than this"
             f" sessions-graph understands ({SCHEMA_VERSION}): upgrade sessions-graph"
+        )
+    if not existing and (version or conn.execute("SELECT 1 FROM sqlite_master").fetchone()):
+        raise StoreMigrationPendingError(
+            f"{path} has schema version {version}, older than this sessions-graph's"
+            f" ({SCHEMA_VERSION}): left to a background migration (or `sessions-graph setup`)"
         )
     # journal_mode is persistent in the file, so it is set once here.
     conn.execute("PRAGMA journal_mode = WAL")
