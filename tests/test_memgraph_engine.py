@@ -60,7 +60,7 @@ def test_no_interpolation_markers_except_workspace() -> None:
 def test_only_entity_queries_use_the_workspace_placeholder() -> None:
     users = {n for n in cypher.names() if "{workspace}" in cypher.load(n)}
     assert users == {
-        "admin/ensure_workspace_constraint",
+        "admin/drop_workspace_constraint",
         "admin/ensure_workspace_index",
         "admin/wipe_workspace",
         "reconcile/merge_entities",

@@ -312,6 +312,7 @@ class Reconcile:
                 )
             ]
             ids_by_name: dict[str, int] = {}
+            merged_ids: set[int] = set()
             if entity_rows:
                 merged = tx.run(
                     render("reconcile/merge_entities", workspace),
@@ -323,7 +324,11 @@ class Reconcile:
                     },
                 ).data()[0]["entities"]
                 ids_by_name = {e["name"]: e["id"] for e in merged}
-            touched = sorted(set(old) | set(ids_by_name.values()))
+                # Every node the MERGE found: without a unique constraint a
+                # workspace may hold duplicates (LightRAG's, or a race of
+                # ours), and each one that got our mention is refreshed.
+                merged_ids = {e["id"] for e in merged}
+            touched = sorted(set(old) | merged_ids)
             self._update_relations(tx, chunk_hash, touched, workspace, relation_rows, ids_by_name)
             self._refresh_entities(tx, touched)
 
