@@ -659,3 +659,32 @@ def test_a_hook_on_an_older_store_spools_and_leaves_the_migration_to_a_detached_
     assert [a["text"] for a in engine.get_actions("s-new")] == ["which kafka topic?"]
     assert [a["text"] for a in engine.get_actions("s")] == ["an old question about kafka"]
     engine.close()
+
+
+def test_a_large_transcript_backlog_is_imported_by_the_background_replay_in_order(
+    tmp_path: Path, db: Path, store: SQLiteEngine
+) -> None:
+    """A Stop hook on a backlog of megabytes took seconds; the hook queues it
+    for the background replay instead, and the events after it queue behind,
+    so every line lands, in order."""
+    from sessions_graph.hooks.handle import HOOK_IMPORT_BYTES
+    from sessions_graph.hooks.spool import replay_lock
+
+    sid = "5d2f8e10-3c4b-4a5d-8e6f-7a8b9c0d1e2f"
+    t = ClaudeTranscript(tmp_path / "projects" / "-home-dev-project" / f"{sid}.jsonl", sid)
+    expected = [t.user(f"request {n} " + "x" * 100_000)["uuid"] for n in range(30)]
+    assert t.path.stat().st_size > HOOK_IMPORT_BYTES
+    settings = load_settings()
+    with replay_lock(settings) as held:  # so that what the hooks alone do can be seen
+        assert held
+        assert_quiet(hook(claude_payload("Stop", sid, t.path)))
+        assert store.get_actions(sid) == []  # not imported by the hook
+        expected.append(t.user("and one more")["uuid"])
+        assert_quiet(hook(claude_payload("UserPromptSubmit", sid, t.path, prompt="and one more")))
+        assert store.get_actions(sid) == []  # queued behind, not ahead
+        assert len(pending_files(settings)) == 2
+    drain = subprocess.run(
+        [sys.executable, "-m", "sessions_graph.hooks.drain"], capture_output=True, timeout=120
+    )
+    assert drain.returncode == 0 and spool_is_empty(settings)
+    assert [a["action_id"] for a in store.get_actions(sid)] == expected
