@@ -54,6 +54,17 @@ def assert_quiet(result: subprocess.CompletedProcess[str]) -> None:
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
 
 
+def wait_for_background_replay(settings: Settings, timeout: float = 60) -> None:
+    """Wait until the spool is empty and no drain runs (a deadlock guard,
+    not a speed goal)."""
+    from sessions_graph.hooks.spool import replay_running
+
+    deadline = time.monotonic() + timeout
+    while not spool_is_empty(settings) or replay_running(settings):
+        assert time.monotonic() < deadline, "the background replay did not finish"
+        time.sleep(0.05)
+
+
 def log_lines() -> list[str]:
     path = load_settings().log_path
     return path.read_text().splitlines() if path.exists() else []
@@ -277,6 +288,8 @@ def test_hostile_transcript_ids_and_huge_fields(
     ]
     path.write_text("".join(json.dumps(e) + "\n" for e in entries))
     assert_quiet(hook(claude_payload("Stop", "s-huge", path, tool_response=huge)))
+    # Over 2 MB to import: the background replay the hook started imports it.
+    wait_for_background_replay(load_settings())
     actions = SessionsGraph(engine=store).get_actions("s-huge")
     assert [a.action_id for a in actions] == ["ok-1"]
     assert 0 < len(actions[0].text) < len(huge)  # cut to the store's limit
