@@ -32,6 +32,13 @@ class StoreBusyError(StoreUnavailableError):
     wait (a hook's budget); it is not down, and will be free again soon."""
 
 
+class StoreMigrationPendingError(StoreBusyError):
+    """The store's schema is older than this build's, and this caller (a
+    hook, with its second of budget) does not migrate it: migrating may take
+    minutes on a large store. Busy, not down: a detached process or
+    ``setup`` migrates it, and what waited is applied then."""
+
+
 class ConfigError(SessionsGraphError):
     """A setting is missing or malformed."""
 

@@ -60,7 +60,8 @@ def open_engine(
     for hooks: an embedded file locked by other processes is waited for that
     long in all, not for the busy timeout of each write. And a hook's embedded
     file keeps its WAL for the next hook process instead of having each one
-    checkpoint and delete it.
+    checkpoint and delete it, and is not migrated if its schema is older
+    (``StoreMigrationPendingError``: the hook spools, a detached replay migrates).
     """
     if settings.engine_name == "memgraph":
         from sessions_graph.engines.memgraph import MemgraphEngine
@@ -78,7 +79,12 @@ def open_engine(
         raise ConfigError(f"unknown engine {settings.engine_name!r}: use 'embedded' or 'memgraph'")
     from sessions_graph.engines.sqlite import SQLiteEngine
 
-    return SQLiteEngine(settings.db, wait_budget=wait_budget, checkpoint_on_close=not fail_fast)
+    return SQLiteEngine(
+        settings.db,
+        wait_budget=wait_budget,
+        checkpoint_on_close=not fail_fast,
+        migrate_existing=not fail_fast,
+    )
 
 
 class SessionsGraph:

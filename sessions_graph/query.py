@@ -34,10 +34,12 @@ from sessions_graph.errors import InvalidQueryError
 
 #: Longest query accepted, in characters.
 MAX_QUERY_CHARS = 1000
-#: Tantivy's default tokenizer drops tokens longer than this. We keep them
-#: (hashes and long identifiers are worth finding): the embedded index holds
-#: them whole, and on Memgraph a query with one is evaluated locally.
-MAX_TOKEN_CHARS = 40
+#: The longest token Tantivy's default tokenizer keeps, in UTF-8 bytes: it
+#: drops tokens of 40 bytes or more (a 20-letter Cyrillic word is 40 bytes),
+#: at indexing and in queries. We keep them (hashes and long identifiers are
+#: worth finding): the embedded index holds them whole, and on Memgraph a
+#: query with one is evaluated locally.
+MAX_TOKEN_BYTES = 39
 #: Deepest nesting of parentheses; deeper would exhaust the recursive parser.
 MAX_DEPTH = 32
 
@@ -311,7 +313,7 @@ def needs_local(node: Node) -> bool:
     than Tantivy keeps. Such a query is evaluated over the user's own texts
     with ``matches``."""
     return any(
-        is_cjk(token) or len(token) > MAX_TOKEN_CHARS
+        is_cjk(token) or len(token.encode("utf-8", "surrogatepass")) > MAX_TOKEN_BYTES
         for term in _terms(node)
         for token in term.tokens
     )

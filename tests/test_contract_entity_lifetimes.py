@@ -38,9 +38,7 @@ def _memory_with_chunk(engine: Engine, memory_id: str, session_id: str, chunk: s
 
 
 def _names(engine: Engine, session_id: str) -> list[tuple[str, Any]]:
-    return sorted(
-        (m["name"], m["description"]) for m in engine.session_mentions(session_id)
-    )
+    return sorted((m["name"], m["description"]) for m in engine.session_mentions(session_id))
 
 
 def test_an_entity_stays_while_another_chunk_mentions_it(engine: Engine) -> None:

@@ -40,8 +40,12 @@ def test_create_view_and_list(graph: SessionsGraph) -> None:
     listing = run(tool, "view", path="/memories")
     paths = [line.split("\t")[1] for line in listing.splitlines()[1:]]
     # Two levels deep: the notes file three levels down shows as its directory.
-    assert paths == ["/memories", "/memories/prefs.md", "/memories/projects/",
-                     "/memories/projects/orion/"]
+    assert paths == [
+        "/memories",
+        "/memories/prefs.md",
+        "/memories/projects/",
+        "/memories/projects/orion/",
+    ]
     sub = run(tool, "view", path="/memories/projects/orion/")
     assert sub.splitlines()[-1] == "18\t/memories/projects/orion/notes.md"
     with pytest.raises(ToolError, match="already exists"):
@@ -131,7 +135,9 @@ def test_rename_a_file_or_a_directory(graph: SessionsGraph) -> None:
         with pytest.raises(ToolError, match=message):
             run(tool, "rename", old_path=old, new_path=new)
     assert [f["path"] for f in tool.files.listing()] == [
-        "/memories/a2.md", "/memories/new/sub/b.md", "/memories/taken.md"
+        "/memories/a2.md",
+        "/memories/new/sub/b.md",
+        "/memories/taken.md",
     ]
 
 
@@ -250,14 +256,23 @@ def test_create_reports_what_is_in_the_way(graph: SessionsGraph) -> None:
 
     def memory(n: int) -> dict[str, Any]:
         now = "2026-01-01T00:00:00.000000+00:00"
-        return {"memory_id": f"m-{n}", "user_id": "alice", "content": "c", "session_id": None,
-                "created_at": now, "updated_at": now}
+        return {
+            "memory_id": f"m-{n}",
+            "user_id": "alice",
+            "content": "c",
+            "session_id": None,
+            "created_at": now,
+            "updated_at": now,
+        }
 
     assert engine.create_memory_file(memory(1), "/memories/d/f.md", ["/memories/d"], 20) == "exists"
     assert engine.create_memory_file(memory(2), "/memories/d", [], 20) == "directory"
-    assert engine.create_memory_file(
-        memory(3), "/memories/d/f.md/g.md", ["/memories/d", "/memories/d/f.md"], 20
-    ) == "parent"
+    assert (
+        engine.create_memory_file(
+            memory(3), "/memories/d/f.md/g.md", ["/memories/d", "/memories/d/f.md"], 20
+        )
+        == "parent"
+    )
     assert graph.get_memory("m-1") is None and graph.get_memory("m-3") is None
     assert engine.create_memory_file(memory(4), "/memories/d/g.md", ["/memories/d"], 20) == (
         "created"

@@ -191,6 +191,29 @@ def test_entity_lane_leads_to_the_turns_that_mention_it(graph: SessionsGraph) ->
     only = graph.recall("alice", "what about redis?", scope="entities")
     assert [h.kind for h in only.hits] == ["entity"]
     assert only.hits[0].entity_type == "tool" and only.hits[0].sessions == ["s-1"]
+    # Without entities in the scope (the prompt hook's turns and memories),
+    # the lane does not run: a common entity must not cost the hook its budget.
+    plain = graph.recall("alice", "what about redis?", scope=["turns", "memories"])
+    assert all("entities" not in h.lanes for h in plain.hits)
+    assert "s-1-0" not in {h.action_id for h in plain.hits}
+
+
+def test_entity_units_are_bounded_per_entity(graph: SessionsGraph) -> None:
+    """An entity named everywhere (docker) yields at most ``limit`` of the
+    user's units; other users' mentions never take the user's places."""
+    engine = graph.engine
+    for user, count in (("bob", 8), ("alice", 12)):
+        for n in range(count):
+            turns(graph, f"s-{user}-{n}", user, f"{user} runs docker compose {n}")
+            engine.set_unit_chunks(
+                "action", f"s-{user}-{n}-0", f"c-{user}{n}", [{"hash": f"h-{user}{n}", "text": "t"}]
+            )
+            engine.save_extraction(f"h-{user}{n}", "base", [{"name": "Docker"}], [])
+    rows = engine.recall_entities("alice", ["docker"], 5)
+    assert [r["name"] for r in rows] == ["Docker"]
+    units = rows[0]["units"]
+    assert len(units) == 5 and all(u["session_id"].startswith("s-alice-") for u in units)
+    assert len(engine.recall_entities("alice", ["docker"], 100)[0]["units"]) == 12
 
 
 def test_scope_chooses_the_kinds(graph: SessionsGraph) -> None:
@@ -255,6 +278,9 @@ def test_time_window_and_project_filters(graph: SessionsGraph) -> None:
     assert ids(project="/src/app") == {"old-1"}
     assert ids(project="/src") == {"old-1", "new-1"}
     assert ids(project="/src/ap") == set()
+    # The root holds every directory; a trailing slash names the same one.
+    assert ids(project="/") == {"old-1", "new-1"}
+    assert ids(project="/src/app/") == {"old-1"}
 
 
 def test_tool_results_weigh_less_than_conversation(graph: SessionsGraph) -> None:
@@ -531,3 +557,19 @@ def test_a_tool_call_and_its_result_are_one_hit(graph: SessionsGraph) -> None:
     assert [h for h in hits if "r1" in (h.exchange or []) or h.action_id == "r1"] == [hits[0]]
     assert "pg_dump" in hits[0].text and "CREATE TABLE inventory" in hits[0].text
     assert "0001_init" not in hits[0].text
+
+
+def test_a_question_of_long_words_finds_only_the_turns_holding_them(graph: SessionsGraph) -> None:
+    """Tantivy drops tokens of 40 bytes or more: uncut, such a question would
+    be the user key alone on Memgraph, matching every turn of the user."""
+    digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+    cyrillic = "ж" * 20  # 20 letters, 40 bytes
+    for n, text in enumerate([f"the digest is {digest}", f"слово {cyrillic}", "plain turn"]):
+        graph.record_actions(
+            f"s-{n}",
+            [{"action_id": f"t-{n}", "action_type": "user_message", "text": text}],
+            user_id="alice",
+        )
+    for question, expected in ((digest, {"t-0"}), (cyrillic, {"t-1"})):
+        hits = graph.recall("alice", question, scope="turns").hits
+        assert {h.action_id for h in hits} == expected

@@ -107,3 +107,20 @@ def test_bad_arguments_are_refused(graph: SessionsGraph, kwargs: dict[str, objec
     user = kwargs.pop("user_id")
     with pytest.raises(MemoryValidationError):
         graph.recent_sessions(user, **kwargs)  # type: ignore[arg-type]
+
+
+def test_a_directory_names_the_sessions_in_it_or_below(graph: SessionsGraph) -> None:
+    _session(graph, "s-app", "alice", "app", [("user_message", "one")])
+    _session(graph, "s-web", "alice", "web", [("user_message", "two")])
+    graph.record_session_start("s-elsewhere", user_id="alice", cwd="/srv/tools")
+    graph.record_session_start("s-bob", user_id="bob", cwd="/src/app", project_key="app")
+
+    def ids(project: str) -> set[str]:
+        return {r["session_id"] for r in graph.recent_sessions("alice", project_key=project)}
+
+    assert ids("app") == {"s-app"}  # a project key, as the SessionStart hook passes
+    assert ids("/src/app") == {"s-app"}  # its directory
+    assert ids("/src/app/") == {"s-app"}
+    assert ids("/src") == {"s-app", "s-web"}  # a directory above projects
+    assert ids("/") == {"s-app", "s-web", "s-elsewhere"}
+    assert ids("/src/ap") == set()  # a prefix of a name is not a directory

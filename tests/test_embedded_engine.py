@@ -159,3 +159,43 @@ def test_write_access_comes_back_after_a_read_only_period(tmp_path: Path) -> Non
     modes = [stat.S_IMODE(path.with_name(path.name + s).stat().st_mode) for s in ("-wal", "-shm")]
     assert modes == [0o600, 0o600]
     graph.close()
+
+
+def test_a_file_whose_migrations_ran_in_another_order_opens(tmp_path: Path) -> None:
+    """A build between releases numbered the memory files migration 4: its
+    files are at version 4 with memory_files made and no turn index. Opening
+    one runs 4 onwards, which must skip what is there already (memory files)
+    and build what is not (the turn index), keeping the data."""
+    db = tmp_path / "intermediate.db"
+    conn = sqlite3.connect(db, isolation_level=None)
+    schema._add_recall_functions(conn)
+    memory_files = schema.MIGRATIONS[8]
+    assert "CREATE TABLE memory_files" in memory_files
+    for migration in [*schema.MIGRATIONS[:3], memory_files]:
+        for statement in schema._statements(migration):
+            conn.execute(statement)
+    conn.execute("PRAGMA user_version = 4")
+    conn.execute("INSERT INTO users VALUES ('alice', '2026-01-01T00:00:00.000000+00:00')")
+    conn.execute(
+        "INSERT INTO sessions(session_id, user_id, started_at) VALUES ('s', 'alice', '2026')"
+    )
+    conn.execute(
+        "INSERT INTO actions(action_id, session_id, seq, action_type, text)"
+        " VALUES ('a0', 's', 0, 'user_message', 'which kafka topic holds orders?')"
+    )
+    conn.close()
+
+    engine = SQLiteEngine(db)
+    assert engine.status()["schema_version"] == schema.SCHEMA_VERSION
+    memory = {
+        "memory_id": "m-1",
+        "user_id": "alice",
+        "content": "notes",
+        "session_id": None,
+        "created_at": "2026-01-02T00:00:00.000000+00:00",
+        "updated_at": "2026-01-02T00:00:00.000000+00:00",
+    }
+    assert engine.create_memory_file(memory, "/memories/notes.md", ["/memories"], 20) == "created"
+    assert engine.get_memory_file("alice", "/memories/notes.md")["version"] == 1
+    hits = engine.search_turns("alice", [("kafka",)], 10, {})
+    assert [h["action_id"] for h in hits] == ["a0"]

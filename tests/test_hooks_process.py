@@ -54,6 +54,17 @@ def assert_quiet(result: subprocess.CompletedProcess[str]) -> None:
     assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
 
 
+def wait_for_background_replay(settings: Settings, timeout: float = 60) -> None:
+    """Wait until the spool is empty and no drain runs (a deadlock guard,
+    not a speed goal)."""
+    from sessions_graph.hooks.spool import replay_running
+
+    deadline = time.monotonic() + timeout
+    while not spool_is_empty(settings) or replay_running(settings):
+        assert time.monotonic() < deadline, "the background replay did not finish"
+        time.sleep(0.05)
+
+
 def log_lines() -> list[str]:
     path = load_settings().log_path
     return path.read_text().splitlines() if path.exists() else []
@@ -277,6 +288,8 @@ def test_hostile_transcript_ids_and_huge_fields(
     ]
     path.write_text("".join(json.dumps(e) + "\n" for e in entries))
     assert_quiet(hook(claude_payload("Stop", "s-huge", path, tool_response=huge)))
+    # Over 2 MB to import: the background replay the hook started imports it.
+    wait_for_background_replay(load_settings())
     actions = SessionsGraph(engine=store).get_actions("s-huge")
     assert [a.action_id for a in actions] == ["ok-1"]
     assert 0 < len(actions[0].text) < len(huge)  # cut to the store's limit
@@ -620,3 +633,71 @@ def test_state_files_are_private_and_secrets_are_stored_redacted(
     texts = [a.text for a in SessionsGraph(engine=store).get_actions(sid)]
     assert "hunter2xyz" not in "".join(texts)
     assert "DB_PASSWORD=[REDACTED:password]\nPORT=80" in texts
+
+
+def test_a_hook_on_an_older_store_spools_and_leaves_the_migration_to_a_detached_process(
+    db: Path,
+) -> None:
+    """Migrating re-indexes every action (40 s at 300,000): more than any
+    hook may take. A hook that finds an older schema leaves it as it is,
+    spools its event and hands both to a detached replay, which migrates and
+    then stores the event."""
+    import sqlite3
+
+    from test_recall_layer import _old_store
+
+    from sessions_graph.engines.sqlite.schema import SCHEMA_VERSION
+    from sessions_graph.hooks.spool import replay_lock
+
+    _old_store(db, 10, ["an old question about kafka"], indexed=True)
+    settings = load_settings()
+    payload = claude_payload("UserPromptSubmit", "s-new", None, prompt="which kafka topic?")
+    # Held here, the replay lock keeps the hook from starting the replay
+    # itself, so that what the hook alone did can be seen.
+    with replay_lock(settings) as held:
+        assert held
+        assert_quiet(hook(payload))
+        version = sqlite3.connect(db).execute("PRAGMA user_version").fetchone()[0]
+        assert version == 10  # not migrated by the hook
+        assert len(pending_files(settings)) == 1  # the event is spooled, not lost
+    assert any("spooled as" in line for line in log_lines())
+
+    drain = subprocess.run(
+        [sys.executable, "-m", "sessions_graph.hooks.drain"], capture_output=True, timeout=120
+    )
+    assert drain.returncode == 0
+    assert spool_is_empty(settings)
+    engine = SQLiteEngine(db)
+    assert engine.status()["schema_version"] == SCHEMA_VERSION
+    assert [a["text"] for a in engine.get_actions("s-new")] == ["which kafka topic?"]
+    assert [a["text"] for a in engine.get_actions("s")] == ["an old question about kafka"]
+    engine.close()
+
+
+def test_a_large_transcript_backlog_is_imported_by_the_background_replay_in_order(
+    tmp_path: Path, db: Path, store: SQLiteEngine
+) -> None:
+    """A Stop hook on a backlog of megabytes took seconds; the hook queues it
+    for the background replay instead, and the events after it queue behind,
+    so every line lands, in order."""
+    from sessions_graph.hooks.handle import HOOK_IMPORT_BYTES
+    from sessions_graph.hooks.spool import replay_lock
+
+    sid = "5d2f8e10-3c4b-4a5d-8e6f-7a8b9c0d1e2f"
+    t = ClaudeTranscript(tmp_path / "projects" / "-home-dev-project" / f"{sid}.jsonl", sid)
+    expected = [t.user(f"request {n} " + "x" * 100_000)["uuid"] for n in range(30)]
+    assert t.path.stat().st_size > HOOK_IMPORT_BYTES
+    settings = load_settings()
+    with replay_lock(settings) as held:  # so that what the hooks alone do can be seen
+        assert held
+        assert_quiet(hook(claude_payload("Stop", sid, t.path)))
+        assert store.get_actions(sid) == []  # not imported by the hook
+        expected.append(t.user("and one more")["uuid"])
+        assert_quiet(hook(claude_payload("UserPromptSubmit", sid, t.path, prompt="and one more")))
+        assert store.get_actions(sid) == []  # queued behind, not ahead
+        assert len(pending_files(settings)) == 2
+    drain = subprocess.run(
+        [sys.executable, "-m", "sessions_graph.hooks.drain"], capture_output=True, timeout=120
+    )
+    assert drain.returncode == 0 and spool_is_empty(settings)
+    assert [a["action_id"] for a in store.get_actions(sid)] == expected

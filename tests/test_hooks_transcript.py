@@ -161,7 +161,6 @@ def test_prompt_fallback_id_is_stable_and_turn_scoped() -> None:
     assert prompt_action("s1", {"prompt": "  "}) is None
 
 
-
 def test_a_line_longer_than_the_read_window_is_skipped(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -157,10 +157,16 @@ class OurStatements:
             node.props.update(workspace=workspace, name_key=ent["name_key"])
             if node.props.get("entity_type") is None:
                 node.props["entity_type"] = ent["entity_type"]
-            found = [j for j, e in self.g.edges.items() if e.type == "MENTIONED_IN" and
-                     e.a == i and e.b == c]
-            edge = self.g.edges[found[0]] if found else self.g.edges[
-                self.g.add_edge("MENTIONED_IN", i, c)]
+            found = [
+                j
+                for j, e in self.g.edges.items()
+                if e.type == "MENTIONED_IN" and e.a == i and e.b == c
+            ]
+            edge = (
+                self.g.edges[found[0]]
+                if found
+                else self.g.edges[self.g.add_edge("MENTIONED_IN", i, c)]
+            )
             edge.props.update(description=ent["description"], entity_type=ent["mention_type"])
             merged.append({"name": ent["name"], "id": i})
         return [{"entities": merged}]
@@ -176,7 +182,8 @@ class OurStatements:
         for e in self.g.edges.values():
             if e.type == "DIRECTED" and hash in (e.props.get("chunk_hashes") or []):
                 rows += [
-                    r for r in self._rel_rows(e)
+                    r
+                    for r in self._rel_rows(e)
                     if r["a_id"] in entity_ids and "Entity" in self.g.nodes[r["a_id"]].labels
                 ]
         return rows
@@ -193,8 +200,15 @@ class OurStatements:
         for row in rows:
             edge = self.g.merge_edge(row["a_id"], row["b_id"])
             edge.props.setdefault("created_at", created_at)
-            for key in ("description", "keywords", "weight", "source_id", "file_path",
-                        "workspace", "chunk_hashes"):
+            for key in (
+                "description",
+                "keywords",
+                "weight",
+                "source_id",
+                "file_path",
+                "workspace",
+                "chunk_hashes",
+            ):
                 edge.props[key] = row[key]
             edge.props["sg_assertions"] = row["assertions"]
             edge.props["sg_added"] = row["added"]
@@ -229,8 +243,9 @@ class OurStatements:
                 if e.type == "MENTIONED_IN" and e.a == i
             ] or [{"hash": None, "description": None}]  # as collect() of a null match
             others = sum(1 for e in edges if e.type != "MENTIONED_IN")
-            rows.append({"id": i, "props": dict(node.props), "mentions": mentions,
-                         "others": others})
+            rows.append(
+                {"id": i, "props": dict(node.props), "mentions": mentions, "others": others}
+            )
         return rows
 
     def write_entities(self, rows: list[dict[str, Any]]) -> Any:
@@ -381,23 +396,47 @@ class LightRAGSide:
     def __init__(self, graph: MemGraph) -> None:
         self.cypher = LightRAGCypher(graph)
         self.storage = MemgraphStorage(
-            namespace="chunk_entity_relation", global_config=GLOBAL_CONFIG,
-            embedding_func=None, workspace=WS,
+            namespace="chunk_entity_relation",
+            global_config=GLOBAL_CONFIG,
+            embedding_func=None,
+            workspace=WS,
         )
         self.storage._driver = _AsyncDriver(self.cypher)
         self.storage._DATABASE = "memgraph"
 
     def ingest_entity(self, name: str, entity_type: str, description: str, chunk: str) -> None:
-        data = [{"entity_name": name, "entity_type": entity_type, "description": description,
-                 "source_id": chunk, "file_path": "doc.md", "timestamp": 1}]
+        data = [
+            {
+                "entity_name": name,
+                "entity_type": entity_type,
+                "description": description,
+                "source_id": chunk,
+                "file_path": "doc.md",
+                "timestamp": 1,
+            }
+        ]
         asyncio.run(operate._merge_nodes_then_upsert(name, data, self.storage, None, GLOBAL_CONFIG))
 
-    def ingest_relation(self, src: str, tgt: str, description: str, keywords: str,
-                        chunk: str) -> None:
-        data = [{"src_id": src, "tgt_id": tgt, "description": description, "keywords": keywords,
-                 "weight": 1.0, "source_id": chunk, "file_path": "doc.md", "timestamp": 1}]
-        asyncio.run(operate._merge_edges_then_upsert(
-            src, tgt, data, self.storage, None, None, GLOBAL_CONFIG))
+    def ingest_relation(
+        self, src: str, tgt: str, description: str, keywords: str, chunk: str
+    ) -> None:
+        data = [
+            {
+                "src_id": src,
+                "tgt_id": tgt,
+                "description": description,
+                "keywords": keywords,
+                "weight": 1.0,
+                "source_id": chunk,
+                "file_path": "doc.md",
+                "timestamp": 1,
+            }
+        ]
+        asyncio.run(
+            operate._merge_edges_then_upsert(
+                src, tgt, data, self.storage, None, None, GLOBAL_CONFIG
+            )
+        )
 
     def node(self, name: str) -> dict[str, Any] | None:
         return asyncio.run(self.storage.get_node(name))
@@ -421,8 +460,9 @@ class World:
     def chunk(self, chunk_hash: str) -> None:
         self.graph.add_node({"Chunk"}, {"hash": chunk_hash, "extracted_in": []})
 
-    def extract(self, chunk_hash: str, entities: list[dict[str, Any]],
-                relations: list[dict[str, Any]] = ()) -> None:  # type: ignore[assignment]
+    def extract(
+        self, chunk_hash: str, entities: list[dict[str, Any]], relations: list[dict[str, Any]] = ()
+    ) -> None:  # type: ignore[assignment]
         self.engine.save_extraction(chunk_hash, WS, entities, list(relations))
 
     def collect(self, chunk_hash: str) -> tuple[int, int]:
@@ -438,8 +478,13 @@ def world() -> World:
 
 MEMGRAPH = {"name": "Memgraph", "entity_type": "product", "description": "a graph database"}
 TANTIVY = {"name": "Tantivy", "entity_type": "library", "description": "a search library"}
-USES = {"source": "Memgraph", "target": "Tantivy", "description": "indexes text with",
-        "keywords": "search,text", "weight": 1.0}
+USES = {
+    "source": "Memgraph",
+    "target": "Tantivy",
+    "description": "indexes text with",
+    "keywords": "search,text",
+    "weight": 1.0,
+}
 
 
 # -- the tests --------------------------------------------------------------------------------
@@ -525,8 +570,11 @@ def test_one_of_our_chunks_going_keeps_the_other_chunks_parts(world: World) -> N
     world.chunk(H1)
     world.chunk(H2)
     world.extract(H1, [MEMGRAPH, TANTIVY], [USES])
-    world.extract(H2, [{**MEMGRAPH, "description": "fast"}, TANTIVY],
-                  [{**USES, "description": "calls", "keywords": "rust"}])
+    world.extract(
+        H2,
+        [{**MEMGRAPH, "description": "fast"}, TANTIVY],
+        [{**USES, "description": "calls", "keywords": "rust"}],
+    )
     edge = world.graph.edge_props("Memgraph", "Tantivy") or {}
     assert edge["chunk_hashes"] == [H1, H2] and edge["weight"] == pytest.approx(2.0)
     world.collect(H1)

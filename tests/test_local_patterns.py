@@ -18,28 +18,48 @@ def found(text: str) -> dict[str, str]:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("see https://user:[REDACTED:url_password]@api.example.com/v1/items?token=x#frag",
-         {"https://api.example.com/v1/items": "url", "api.example.com": "host"}),
-        ('{"command": "pip install -U \'httpx>=0.27,<1\' tenacity==8.2.3"}',
-         {"pip": "tool", "httpx": "package", "tenacity": "package",
-          "tenacity 8.2.3": "version"}),
-        ("$ git push origin v2.8.0 && git checkout -b fix/retry-backoff",
-         {"git": "tool", "v2.8.0": "version", "fix/retry-backoff": "branch"}),
-        ("export DB_PASSWORD=hunter2hunter2\nAPI_URL=https://x.internal/api",
-         {"DB_PASSWORD": "env_var", "API_URL": "env_var"}),
-        ('  File "/srv/app/billing/invoice.py", line 114, in build_lines\nKeyError: \'id\'',
-         {"/srv/app/billing/invoice.py": "file", "invoice.py": "file", "KeyError": "error"}),
-        ("from sqlalchemy.orm import Session\nimport os.path\nimport numpy as np",
-         {"sqlalchemy": "package", "sqlalchemy.orm": "module", "os.path": "module",
-          "numpy": "package"}),
+        (
+            "see https://user:[REDACTED:url_password]@api.example.com/v1/items?token=x#frag",
+            {"https://api.example.com/v1/items": "url", "api.example.com": "host"},
+        ),
+        (
+            '{"command": "pip install -U \'httpx>=0.27,<1\' tenacity==8.2.3"}',
+            {"pip": "tool", "httpx": "package", "tenacity": "package", "tenacity 8.2.3": "version"},
+        ),
+        (
+            "$ git push origin v2.8.0 && git checkout -b fix/retry-backoff",
+            {"git": "tool", "v2.8.0": "version", "fix/retry-backoff": "branch"},
+        ),
+        (
+            "export DB_PASSWORD=hunter2hunter2\nAPI_URL=https://x.internal/api",
+            {"DB_PASSWORD": "env_var", "API_URL": "env_var"},
+        ),
+        (
+            "  File \"/srv/app/billing/invoice.py\", line 114, in build_lines\nKeyError: 'id'",
+            {"/srv/app/billing/invoice.py": "file", "invoice.py": "file", "KeyError": "error"},
+        ),
+        (
+            "from sqlalchemy.orm import Session\nimport os.path\nimport numpy as np",
+            {
+                "sqlalchemy": "package",
+                "sqlalchemy.orm": "module",
+                "os.path": "module",
+                "numpy": "package",
+            },
+        ),
         ('  "devDependencies": {\n    "vitest": "^1.6.0"\n  }', {"vitest": "package"}),
-        ("Fixed in PR #214 (see shopco/api#212 and PROJ-42); UTF-8 and SHA-256 stay.",
-         {"#214": "issue", "shopco/api#212": "issue", "PROJ-42": "issue"}),
-        ("Run `ruff check --fix` then rename `get_user` in app.py to `find_user()`.",
-         {"ruff": "tool", "get_user": "identifier", "find_user": "identifier",
-          "app.py": "file"}),
-        ("error[E0382]: borrow of moved value\nnpm ERR! ERESOLVE could not resolve",
-         {"E0382": "error", "ERESOLVE": "error"}),
+        (
+            "Fixed in PR #214 (see shopco/api#212 and PROJ-42); UTF-8 and SHA-256 stay.",
+            {"#214": "issue", "shopco/api#212": "issue", "PROJ-42": "issue"},
+        ),
+        (
+            "Run `ruff check --fix` then rename `get_user` in app.py to `find_user()`.",
+            {"ruff": "tool", "get_user": "identifier", "find_user": "identifier", "app.py": "file"},
+        ),
+        (
+            "error[E0382]: borrow of moved value\nnpm ERR! ERESOLVE could not resolve",
+            {"E0382": "error", "ERESOLVE": "error"},
+        ),
     ],
 )
 def test_what_the_patterns_find(text: str, expected: dict[str, str]) -> None:

@@ -39,6 +39,8 @@ def _server(tmp_path: Path, db: Path, user: str = "alice") -> StdioServerParamet
         "XDG_STATE_HOME": str(tmp_path / "state"),
         "XDG_DATA_HOME": str(tmp_path / "data"),
         "PYTHONDONTWRITEBYTECODE": "1",
+        # The tree under test, when it is not the installed one.
+        **({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}),
     }
     if os.environ.get("PYTHONPATH"):  # the server runs the code under test
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
@@ -262,9 +264,11 @@ def test_list_sessions_by_project_and_time(tmp_path: Path, store: Path) -> None:
             await client.call_tool("list_sessions", {"since": "2999-01-01"}),
             await client.call_tool("list_sessions", {"until": "2000-01-01T00:00:00Z"}),
             await client.call_tool("list_sessions", {"limit": 1}),
+            await client.call_tool("list_sessions", {"project": "/src/orion"}),
+            await client.call_tool("list_sessions", {"project": "/"}),
         ]
 
-    orion, elsewhere, future, past, one = session(_server(tmp_path, store), work)
+    orion, elsewhere, future, past, one, directory, root = session(_server(tmp_path, store), work)
     listed = data(orion)
     assert [s["session_id"] for s in listed] == ["s-alice-2", "s-alice"]  # newest first
     assert listed[0]["first_request"] == CACHE_QUESTION
@@ -273,6 +277,9 @@ def test_list_sessions_by_project_and_time(tmp_path: Path, store: Path) -> None:
     assert data(elsewhere) == [] and data(future) == [] and data(past) == []
     assert [s["session_id"] for s in data(one)] == ["s-alice-2"]
     assert "s-bob" not in text(orion)
+    # A directory names the sessions run in it or below it (s-alice-2 has no cwd).
+    assert [s["session_id"] for s in data(directory)] == ["s-alice"]
+    assert [s["session_id"] for s in data(root)] == ["s-alice"]
 
 
 GHP = "ghp_" + "Abcdefghijklmnopqrstuvwxyz0123456789"
@@ -375,3 +382,36 @@ def test_get_session_returns_its_digest(tmp_path: Path, store: Path) -> None:
     assert built["digest"]["goal"] == CACHE_QUESTION and built["digest"]["source"] == "offline"
     assert built["digest"]["decisions"] == [DECISION]
     assert none["digest"] is None
+
+
+def test_a_call_in_progress_does_not_hold_up_the_others(store: Path) -> None:
+    """The SDK runs tools in worker threads: while one call holds its graph
+    (a slow recall), another (save_memory) is served on a graph of its own,
+    not queued behind it."""
+    import threading
+
+    from sessions_graph.agent.mcp_server import MemoryServer
+
+    tools = MemoryServer(lambda: SessionsGraph(db=str(store)), user_id="alice")
+    holding, release = threading.Event(), threading.Event()
+
+    def slow_call() -> None:
+        with tools.graph():
+            holding.set()
+            release.wait(60)
+
+    slow = threading.Thread(target=slow_call)
+    slow.start()
+    assert holding.wait(30)
+    saved: list[str] = []
+    fast = threading.Thread(target=lambda: saved.append(tools.save_memory("Prefers tabs")))
+    fast.start()
+    fast.join(30)  # a deadlock guard, not a speed goal: before, this waited for `release`
+    finished = not fast.is_alive()
+    release.set()
+    slow.join()
+    fast.join()
+    tools.close()
+    assert finished and json.loads(saved[0])["saved"]
+    with SessionsGraph(db=str(store)) as graph:
+        assert "Prefers tabs" in {m.content for m in graph.get_memories("alice")}

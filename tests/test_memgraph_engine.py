@@ -60,7 +60,7 @@ def test_no_interpolation_markers_except_workspace() -> None:
 def test_only_entity_queries_use_the_workspace_placeholder() -> None:
     users = {n for n in cypher.names() if "{workspace}" in cypher.load(n)}
     assert users == {
-        "admin/ensure_workspace_constraint",
+        "admin/drop_workspace_constraint",
         "admin/ensure_workspace_index",
         "admin/wipe_workspace",
         "reconcile/merge_entities",
@@ -79,6 +79,28 @@ def test_schema_script_has_the_constraints_and_text_index() -> None:
         assert f"CREATE CONSTRAINT ON (n:{label}) ASSERT n.{prop} IS UNIQUE" in setup
     assert "CREATE TEXT INDEX memory_content_index ON :Memory(content, user_key)" in setup
     assert len(cypher.statements("schema/drop")) == len(setup)
+
+
+#: Labels with one node only, never worth an index.
+SINGLE_NODE_LABELS = {"SessionsGraphSchema"}
+
+
+def test_every_property_a_match_starts_from_is_indexed() -> None:
+    # Memgraph creates no index by itself: a MATCH that starts from a label's
+    # property without one scans every node of the label (e.g. every memory
+    # of every user to list one session's).
+    setup = " ".join(cypher.statements("schema/setup"))
+    indexed = set(re.findall(r"CREATE INDEX ON :(\w+)\((\w+)\)", setup))
+    starts = set()
+    for name in cypher.names():
+        text = cypher._strip_comments(cypher.load(name))
+        for label, prop in re.findall(r"MATCH \(\w+:(\w+)\)\s*WHERE\s+\w+\.(\w+)\s*=\s*\$", text):
+            starts.add((name, label, prop))
+        for label, prop in re.findall(r"MATCH \(\w+:(\w+) \{(\w+):", text):
+            starts.add((name, label, prop))
+    missing = {s for s in starts if s[1:] not in indexed and s[1] not in SINGLE_NODE_LABELS}
+    assert not missing
+    assert ("memory/list_by_session", "Memory", "session_id") in starts
 
 
 #: Scripts run statement by statement (``MemgraphEngine.setup`` / ``drop``).
@@ -130,6 +152,10 @@ DENIED = {
     r"\bOFFSET\b": "Neo4j 5's SKIP synonym, not in Memgraph's grammar; not a name either",
     r"\bapoc\.|\bdb\.index\.fulltext": "Neo4j plugins; Memgraph's full-text is text_search.*",
     r"\btext_search\.search_all\b": "searches every property: bypasses the data.user_key scope",
+    r"\bid\s*\(\s*\w+\s*\)\s+IN\b": (
+        "id(n) IN $list uses the id index only from 3.12 (every node of the label is"
+        " scanned before): UNWIND $list AS w MATCH (n) WHERE id(n) = w"
+    ),
 }
 
 

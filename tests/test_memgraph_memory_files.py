@@ -104,8 +104,10 @@ class MemoryFileStatements:
 
     def memory_file__list(self, user_id: str, path: str, under: str) -> Any:
         rows = [
-            {**self._row(m, "path", "memory_id", "updated_at", "version"),
-             "size": len(m["content"])}
+            {
+                **self._row(m, "path", "memory_id", "updated_at", "version"),
+                "size": len(m["content"]),
+            }
             for m in self._files(user_id)
             if m["path"] == path or m["path"].startswith(under)
         ]
@@ -121,8 +123,12 @@ class MemoryFileStatements:
     ) -> Any:
         for m in self.memories.values():
             if m.get("file_key") == file_key and m["version"] == expected_version:
-                m.update(content=content, updated_at=updated_at, versions=versions,
-                         version=expected_version + 1)
+                m.update(
+                    content=content,
+                    updated_at=updated_at,
+                    versions=versions,
+                    version=expected_version + 1,
+                )
                 return [{"session_id": m["session_id"]}]
         return []
 

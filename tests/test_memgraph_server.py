@@ -214,7 +214,6 @@ def test_setup_creates_the_schema_and_the_configured_workspace_once() -> None:
     assert created == [
         *cypher.statements("schema/setup"),
         "CREATE INDEX ON :`base`(entity_id)",
-        "CREATE CONSTRAINT ON (n:`base`) ASSERT n.entity_id IS UNIQUE",
     ]
     # Schema statements run in auto-commit transactions only.
     assert all(s.auto_commit for s in driver.sent if s.statement in created)
@@ -281,10 +280,9 @@ def test_a_new_workspace_gets_its_schema_at_first_use_only() -> None:
     engine, driver = fake_engine(fake)
     engine.save_extraction("h" * 64, "fresh", [], [])
     engine.save_extraction("h" * 64, "fresh", [], [])
-    assert _ddl(driver.sent) == [
-        "CREATE INDEX ON :`fresh`(entity_id)",
-        "CREATE CONSTRAINT ON (n:`fresh`) ASSERT n.entity_id IS UNIQUE",
-    ]
+    # The index LightRAG looks entities up by, and no unique constraint: it
+    # would fail LightRAG's ingest (see the test after next).
+    assert _ddl(driver.sent) == ["CREATE INDEX ON :`fresh`(entity_id)"]
     # Another process using the workspace later finds it listed.
     later, later_driver = fake_engine(fake)
     later.save_extraction("h" * 64, "fresh", [], [])
@@ -370,3 +368,37 @@ def test_a_refused_listing_runs_every_schema_statement() -> None:
     engine, driver = fake_engine(answer)
     engine.setup()
     assert _ddl(driver.sent) == cypher.statements("schema/setup")
+
+
+def test_setup_never_puts_a_unique_constraint_on_a_lightrag_workspace() -> None:
+    """LightRAG retries only transient errors, and a commit-time unique
+    violation is a client error: with the constraint, a LightRAG ingest
+    racing a reconciliation on a new entity fails. And a LightRAG graph that
+    already holds duplicate entity_ids cannot take the constraint at all."""
+
+    def answer(statement: str, params: dict[str, Any]) -> Any:
+        if statement.startswith("CREATE CONSTRAINT ON (n:`base`)"):
+            return server_error(
+                neo4j_errors.ClientError,
+                "Unable to create unique constraint :base(entity_id), because an existing"
+                " node violates it.",
+            )
+        return fake(statement, params)
+
+    fake = SchemaServer()
+    engine, driver = fake_engine(answer, workspaces=["base"])
+    engine.setup()  # does not raise
+    assert not [s for s in _ddl(driver.sent) if "`base`" in s and "CONSTRAINT" in s]
+    assert "CREATE INDEX ON :`base`(entity_id)" in _ddl(driver.sent)
+
+
+def test_setup_drops_the_unique_constraint_an_older_build_made() -> None:
+    fake = SchemaServer()
+    fake.run("CREATE CONSTRAINT ON (n:`base`) ASSERT n.entity_id IS UNIQUE")
+    engine, driver = fake_engine(fake, workspaces=["base"])
+    engine.setup()
+    assert "DROP CONSTRAINT ON (n:`base`) ASSERT n.entity_id IS UNIQUE" in _ddl(driver.sent)
+    # Only where one is listed: a workspace without it is left alone.
+    again, again_driver = fake_engine(SchemaServer(), workspaces=["base"])
+    again.setup()
+    assert not [s for s in _ddl(again_driver.sent) if s.startswith("DROP")]

@@ -139,15 +139,21 @@ def test_the_cli_lists_files_and_their_versions(tmp_path: Path) -> None:
         tool = SessionsGraphMemoryTool(graph, user_id="alice", session_id="s-1")
         tool.call({"command": "create", "path": "/memories/prefs.md", "file_text": "tabs\n"})
         tool.call(
-            {"command": "str_replace", "path": "/memories/prefs.md", "old_str": "tabs",
-             "new_str": "spaces"}
+            {
+                "command": "str_replace",
+                "path": "/memories/prefs.md",
+                "old_str": "tabs",
+                "new_str": "spaces",
+            }
         )
     script = str(Path(sys.executable).parent / "sessions-graph")
 
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [script, "--db", str(db), "memory", *args, "--user", "alice"],
-            capture_output=True, text=True, timeout=120,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
 
     listed = json.loads(cli("files", "--json").stdout)

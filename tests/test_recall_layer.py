@@ -151,7 +151,53 @@ def test_speaker_labels_and_asking_turns() -> None:
 def test_index_text_spaces_cjk_and_cuts_long_tokens() -> None:
     assert index_text("去东京吧 ok").split() == ["去", "东", "京", "吧", "ok"]
     long = "x" * 90
-    assert index_text(f"id {long}") == "id " + " ".join(["x" * 40, "x" * 40, "x" * 10])
+    assert index_text(f"id {long}") == "id " + " ".join(["x" * 39, "x" * 39, "x" * 12])
+
+
+#: Tantivy drops a token of 40 UTF-8 bytes or more, at indexing and in queries.
+TANTIVY_DROPS = 40
+
+
+@pytest.mark.parametrize(
+    "word",
+    [
+        "x" * 40,  # 40 bytes: dropped whole
+        "ж" * 20,  # 20 letters, 40 bytes
+        "é" * 25 + "a" * 3,
+        "a" * 38 + "ж",  # one 2-byte letter past 38 ASCII ones
+        "𝐀" * 12,  # 4-byte letters
+    ],
+)
+def test_long_words_are_cut_into_pieces_tantivy_keeps(word: str) -> None:
+    indexed = index_text(f"see {word} here").split()
+    assert indexed[0] == "see" and indexed[-1] == "here"
+    pieces = indexed[1:-1]
+    assert "".join(pieces) == word and len(pieces) > 1
+    assert all(len(p.encode()) < TANTIVY_DROPS for p in pieces)
+    # The question cuts the word the same way, as one phrase of pieces.
+    assert query_terms(word) == [tuple(p.lower() for p in pieces)]
+
+
+def test_a_query_word_tantivy_would_drop_is_answered_locally() -> None:
+    from sessions_graph.query import needs_local, parse
+
+    assert needs_local(parse("ж" * 20)) and needs_local(parse("x" * 40))
+    assert not needs_local(parse("x" * 39))
+
+
+def test_turns_indexed_with_character_pieces_are_cut_again_on_upgrade(tmp_path: Path) -> None:
+    """Turn documents written when long words were cut into 40-character
+    pieces are rewritten, so that the question's byte-cut pieces find them."""
+    path = tmp_path / "v11.db"
+    word = "k" * 45
+    _old_store(path, 11, [f"the key is {word}", "nothing here"], indexed=True)
+    conn = sqlite3.connect(path)
+    old_body = f"the key is {word[:40]} {word[40:]}"
+    conn.execute("UPDATE turns_fts SET body = ? WHERE rowid = 1", (old_body,))
+    conn.commit()
+    conn.close()
+    rows = SQLiteEngine(path).search_turns("alice", query_terms(word), 10, FILTERS)
+    assert rows and rows[0]["action_id"] == "a0"  # (a1 holds it as its neighbour)
 
 
 def test_query_terms_drop_stop_words_and_split_cjk_into_bigrams() -> None:
@@ -271,3 +317,41 @@ def test_another_users_words_never_empty_a_users_recall(
     found = engine.search_turns("alice", [("deploy",)], 100, FILTERS)
     assert [r["action_id"] for r in found] == ["alice-old"]
     assert len(engine.search_turns("bob", [("deploy",)], 100, FILTERS)) == 2
+
+
+def test_a_question_of_many_dates_costs_a_bounded_number_of_searches(tmp_path: Path) -> None:
+    """Each date a question names was one full search: 60 ISO dates in a
+    question of 1,000 characters cost 60 searches. The dates lane searches
+    the windows first named, merged where they overlap, and no more."""
+    from sessions_graph.recall import lanes
+
+    engine = SQLiteEngine(tmp_path / "s.db")
+    engine.start_session("s", "alice", "2024-03-01T00:00:00+00:00", None, None)
+    engine.add_actions(
+        "s",
+        "alice",
+        [
+            {
+                "action_id": "a0",
+                "action_type": "user_message",
+                "text": "the deploy of the ledger failed",
+                "timestamp": "2024-03-01T10:00:00+00:00",
+            }
+        ],
+    )
+    dates = " ".join(f"2024-{m:02d}-{d:02d}" for m in range(3, 8) for d in range(1, 25, 2))
+    question = f"what failed on {dates} in the ledger deploy?"
+    assert len(question) <= 1000
+    req = check_request("alice", question)
+    assert len(req.windows) == 60
+    searches = []
+    search = engine.search_turns
+
+    def counted(*args: object, **kwargs: object) -> list:
+        searches.append(args)
+        return search(*args, **kwargs)  # type: ignore[arg-type]
+
+    engine.search_turns = counted  # type: ignore[method-assign]
+    rows = lanes.dates(engine, req)
+    assert len(searches) <= lanes.MAX_DATE_SEARCHES
+    assert [r["action_id"] for r in rows] == ["a0"]  # the first date named is searched

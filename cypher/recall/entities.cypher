@@ -1,8 +1,10 @@
-// Entities named in a question, through the user's own units only: one row
+// One entity a question names, through the user's own units only: one row
 // per (mention, unit) with the mention's own type and description (never the
-// entity node's merged ones, which other users' chunks may have shaped).
+// entity node's merged ones, which other users' chunks may have shaped). At
+// most $limit rows and no ORDER BY, so that the expansion stops there: an
+// entity mentioned tens of thousands of times costs what a rare one does.
 MATCH (e:Entity)
-WHERE e.name_key IN $name_keys
+WHERE id(e) = $id
 MATCH (e)-[m:MENTIONED_IN]->(c:Chunk)<-[:HAS_CHUNK]-(unit)
 OPTIONAL MATCH (s:Session)-[:HAS_ACTION|PRODUCED_MEMORY]->(unit)
 WITH e, m, c, unit, s
@@ -16,4 +18,4 @@ RETURN e.entity_id AS name, m.entity_type AS entity_type, m.description AS descr
        CASE WHEN unit:Action THEN coalesce(unit.timestamp, s.started_at)
             ELSE unit.created_at END AS timestamp,
        s.project_key AS project_key, s.cwd AS cwd, c.hash AS chunk_hash
-ORDER BY name, chunk_hash
+LIMIT $limit

@@ -2,9 +2,11 @@
 // property (the shared fields and sg_added, what we added to them), our
 // mentions ({hash, description} per chunk; an entity with none yields one
 // entry of nulls, which the engine drops) and how many relationships other
-// than our mentions hold it.
+// than our mentions hold it. One id look-up per entity (UNWIND ... id(e) =
+// w): before 3.12 `id(e) IN $list` scans every :Entity.
+UNWIND $entity_ids AS wanted
 MATCH (e:Entity)
-WHERE id(e) IN $entity_ids
+WHERE id(e) = wanted
 OPTIONAL MATCH (e)-[r]-()
 WHERE type(r) <> 'MENTIONED_IN'
 WITH e, count(r) AS others

@@ -4,7 +4,9 @@
 // chunk's own type and description live on its MENTIONED_IN, which is what
 // users read. The shared fields (source_id, description, file_path) are
 // merged with LightRAG's parts afterwards (reconcile/entity_state). name_key
-// is the casefolded name entity_sessions matches.
+// is the casefolded name entity_sessions matches. No unique constraint holds
+// entity_id (it would fail LightRAG's ingest): where the workspace holds
+// duplicates, MERGE finds and updates each, and the engine refreshes them all.
 MATCH (c:Chunk {hash: $hash})
 UNWIND $entities AS ent
 MERGE (e:{workspace} {entity_id: ent.name})

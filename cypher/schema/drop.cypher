@@ -14,6 +14,7 @@ DROP INDEX ON :Session(project_key);
 DROP INDEX ON :Session(reconciliation_status);
 DROP INDEX ON :Session(user_id);
 DROP INDEX ON :Session(session_id);
+DROP INDEX ON :Memory(session_id);
 DROP INDEX ON :Memory(created_at);
 DROP INDEX ON :Memory(user_id);
 DROP INDEX ON :Memory(memory_id);

@@ -11,6 +11,7 @@ CREATE INDEX ON :User(user_id);
 CREATE INDEX ON :Memory(memory_id);
 CREATE INDEX ON :Memory(user_id);
 CREATE INDEX ON :Memory(created_at);
+CREATE INDEX ON :Memory(session_id);
 CREATE INDEX ON :Session(session_id);
 CREATE INDEX ON :Session(user_id);
 CREATE INDEX ON :Session(reconciliation_status);

@@ -1,4 +1,5 @@
-// A user's sessions, newest first (of one project when $project_key is set,
+// A user's sessions, newest first (of one project when $project_key is set:
+// its key, or a directory, holding the sessions whose cwd is it or below it,
 // started before $before when set), each with its first user message and its
 // last assistant message, cut to $preview_chars. The first / last are picked
 // with reduce over seq rather than by ORDER BY before collect, whose order
@@ -7,7 +8,8 @@
 // the client's boilerplate back.
 MATCH (:User {user_id: $user_id})-[:HAD_SESSION]->(s:Session)
 WHERE s.user_id = $user_id
-  AND ($project_key IS NULL OR s.project_key = $project_key)
+  AND ($project_key IS NULL OR s.project_key = $project_key OR s.cwd = $project_key
+       OR s.cwd STARTS WITH $project_dir)
   AND ($before IS NULL OR s.started_at < $before)
 WITH s
 ORDER BY s.started_at DESC, s.session_id DESC

@@ -84,28 +84,47 @@ class MemoryServer:
         the client says (its environment); ``cwd``: the directory it was
         started in, the agent's project. ``save_memory`` records both."""
         self._open_graph = open_graph
-        self._graph: SessionsGraph | None = None
         self._user_id = user_id
         self._session_id = session_id if session_id and ID_PATTERN.fullmatch(session_id) else None
         self._project = project_key(cwd)
-        # The SDK runs sync tools in worker threads; engines are used from
-        # one thread at a time.
+        # The SDK runs sync tools in worker threads, and an engine is used
+        # from one thread at a time: each call takes a graph no other call
+        # holds (opening one when all are busy) and gives it back. One graph
+        # for the whole server made every call wait behind a slow one (a
+        # save_memory 30 s behind a recall of many dates).
+        self._idle: list[SessionsGraph] = []
+        self._opened: list[SessionsGraph] = []
         self._lock = threading.Lock()
 
     @contextmanager
     def graph(self) -> Iterator[tuple[SessionsGraph, str]]:
-        """The graph and the acting user; the package's errors become tool errors."""
-        with self._lock:
+        """A graph no other call holds and the acting user; the package's
+        errors become tool errors."""
+        try:
+            graph = self._take()
             try:
-                if self._graph is None:
-                    self._graph = self._open_graph()
-                yield self._graph, self._user_id or self._graph.settings.user_id
-            except SessionsGraphError as exc:
-                raise ToolError(" ".join(str(exc).split())) from None
+                yield graph, self._user_id or graph.settings.user_id
+            finally:
+                with self._lock:
+                    self._idle.append(graph)
+        except SessionsGraphError as exc:
+            raise ToolError(" ".join(str(exc).split())) from None
+
+    def _take(self) -> SessionsGraph:
+        with self._lock:
+            if self._idle:
+                return self._idle.pop()
+        graph = self._open_graph()  # outside the lock: opening may wait on the store
+        with self._lock:
+            self._opened.append(graph)
+        return graph
 
     def close(self) -> None:
-        if self._graph is not None:
-            self._graph.close()
+        with self._lock:
+            for graph in self._opened:
+                graph.close()
+            self._opened.clear()
+            self._idle.clear()
 
     # -- the tools --------------------------------------------------------------------
     def recall(

@@ -76,6 +76,16 @@ def not_found_for_user(session_id: str, user_id: str) -> str:
     return f"session {session_id!r} not found for user {user_id!r}"
 
 
+def project_scope(project: str | None) -> tuple[str | None, str | None]:
+    """A project filter as the engines compare it: the project (a key, or a
+    directory without its trailing slash) and the prefix of the directories
+    below it (``/`` for the root, whose children start with ``/`` alone)."""
+    if project is None:
+        return None, None
+    bare = project.rstrip("/") or "/"
+    return bare, bare if bare.endswith("/") else bare + "/"
+
+
 class Engine(ABC):
     """A storage engine. Instances are used from one thread at a time.
 
@@ -265,7 +275,9 @@ class Engine(ABC):
     ) -> list[Record]:
         """The user's sessions, newest first (``started_at``, then
         ``session_id``, descending), only those of ``project_key`` when given
-        and only those started before ``before`` when given (paging). Each
+        and only those started before ``before`` when given (paging). The
+        project is a project key or a directory: a session is of it when its
+        key is it or its ``cwd`` is it or below it (``project_scope``). Each
         record has ``session_id``, ``user_id``, ``started_at``, ``ended_at``,
         ``cwd``, ``project_key``, ``action_count``, and the session's first
         ``user_message`` and last ``assistant_message`` (by ``seq``):
@@ -516,14 +528,17 @@ class Engine(ABC):
         Other users' ids give nothing."""
 
     @abstractmethod
-    def recall_entities(self, user_id: str, name_keys: Sequence[str]) -> list[Record]:
+    def recall_entities(self, user_id: str, name_keys: Sequence[str], limit: int) -> list[Record]:
         """Entities whose casefolded name is one of ``name_keys`` and that the
         user's own chunks mention: ``name``, ``entity_type`` and
         ``description`` from the user's own mentions only (descriptions
         joined, distinct), and ``units``, the user's actions and memories
         whose chunks mention it: ``unit_kind``, ``unit_id``, ``session_id``,
         ``timestamp`` (action's, else session start; memory's creation),
-        ``project_key``, ``cwd``. One record per name (workspaces merged)."""
+        ``project_key``, ``cwd``. One record per name (workspaces merged).
+        At most ``limit`` of the user's mentions are read per entity node, so
+        that an entity named tens of thousands of times costs what a rare
+        one does (which ones: the engine's cheapest order)."""
 
     # -- injections: the injection ledger ---------------------------------------
     # One row per time the hook handed context to the agent: when, whose, which

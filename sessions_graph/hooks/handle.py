@@ -61,6 +61,11 @@ if TYPE_CHECKING:
 TURN_END_EVENTS = frozenset({"Stop", "SubagentStop", "PreCompact"})
 #: Longest cwd / path accepted from a payload (the store's limit for cwd).
 MAX_PATH_CHARS = 4096
+#: Most transcript bytes not imported yet that a hook imports itself. A
+#: larger backlog (the first event of a long session recorded before the
+#: hooks: 50 MB took 5-6 s and 141 MB of memory) is left to the background
+#: replay, in order with the events after it (``runner``).
+HOOK_IMPORT_BYTES = 2 * 1024 * 1024
 
 
 class PayloadError(SessionsGraphError, ValueError):
@@ -171,6 +176,25 @@ def handle_payload(graph: SessionsGraph, settings: Settings, payload: Any, user_
             # For the session's owner: the reconcile run acts for one user.
             spawn_reconcile(settings, session_id, user_id=user_id)
     return outcome
+
+
+def transcript_backlog(graph: SessionsGraph, payload: dict[str, Any]) -> int:
+    """How many bytes of the payload's transcript lie past the session's
+    import cursor (0 without a transcript, or one that cannot be read: the
+    import reports that). A transcript the cursor does not name is read from
+    its start."""
+    transcript = payload.get("transcript_path")
+    source = _source(transcript) if isinstance(transcript, str) else None
+    session_id = payload.get("session_id")
+    if source is None or not isinstance(session_id, str):
+        return 0
+    try:
+        size = Path(source).stat().st_size
+    except (OSError, ValueError):
+        return 0
+    cursor = graph.import_cursor_state(session_id)
+    offset = cursor.offset if cursor is not None and cursor.source == source else 0
+    return max(0, size - offset)
 
 
 def _source(transcript: str) -> str | None:

@@ -14,7 +14,9 @@ anything spooled earlier (so events land in arrival order), then handle this
 event. If the store cannot be opened or written, the payload is spooled for
 the next call. Waiting for a locked store and replaying the spool share one
 budget (``HOOK_BUDGET_SECONDS``): a spool longer than it can replay is left
-to a background replay, with this event queued behind it. Context is looked
+to a background replay, with this event queued behind it; so is an event
+whose transcript has more not imported than a hook imports
+(``handle.HOOK_IMPORT_BYTES``). Context is looked
 up only after the event is stored (capture first): a store that is down,
 busy, or so slow that the capture alone took ``INJECT_WITHIN_SECONDS``,
 injects nothing; a look-up is given up after ``INJECT_LOOKUP_SECONDS``; a
@@ -38,10 +40,12 @@ from typing import TYPE_CHECKING, Any
 
 from sessions_graph.errors import MemoryValidationError, StoreBusyError
 from sessions_graph.hooks.handle import (
+    HOOK_IMPORT_BYTES,
     Outcome,
     PayloadError,
     handle_payload,
     is_store_fault,
+    transcript_backlog,
     validate,
 )
 from sessions_graph.hooks.log import log_line, to_stderr
@@ -211,6 +215,14 @@ def _store(payload: dict[str, Any], settings: Settings, started: float) -> str |
             if not spool_is_empty(settings):
                 _queue_behind(payload, settings, "queued behind earlier spooled events")
                 return None
+        backlog = transcript_backlog(graph, payload)
+        if backlog > HOOK_IMPORT_BYTES:
+            # Importing it would take seconds: the background replay does,
+            # and events after this one queue behind it (the spool is not
+            # empty), so the transcript is still read in order.
+            why = f"transcript backlog of {backlog} bytes, more than a hook imports"
+            _queue_behind(payload, settings, why)
+            return None
         outcome = handle_payload(graph, settings, payload, settings.user_id)
         context, look_up = _context(graph, settings, payload, outcome, started)
     finally:

@@ -45,6 +45,9 @@ _BULKY_FIELDS = ("tool_input", "tool_response", "last_assistant_message")
 CLAIM = ".claim-"
 #: The replay lock's file in the spool (dot-prefixed: never taken for an event).
 _LOCK = ".replay.lock"
+#: The drain's lock, held for its whole run (opening the store, which may
+#: migrate it for minutes, then replaying): one drain at a time.
+DRAIN_LOCK = ".drain.lock"
 
 _counter = 0
 
@@ -129,14 +132,15 @@ def spool_is_empty(settings: Settings) -> bool:
 
 
 @contextmanager
-def replay_lock(settings: Settings) -> Iterator[bool]:
-    """Hold the spool's replay lock if no other process does; yields whether
-    it is held. An advisory ``flock`` on a file in the spool: the kernel lets
-    go of it when its holder exits, however it exits, so it never goes stale."""
+def replay_lock(settings: Settings, name: str = _LOCK) -> Iterator[bool]:
+    """Hold the spool's replay lock (or the lock ``name``) if no other
+    process does; yields whether it is held. An advisory ``flock`` on a file
+    in the spool: the kernel lets go of it when its holder exits, however it
+    exits, so it never goes stale."""
     import fcntl
 
     private_dirs(settings.spool_dir.parent, settings.spool_dir)
-    fd = os.open(settings.spool_dir / _LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    fd = os.open(settings.spool_dir / name, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -149,6 +153,10 @@ def replay_lock(settings: Settings) -> Iterator[bool]:
 
 
 def replay_running(settings: Settings) -> bool:
-    """Whether another process holds the replay lock right now."""
-    with replay_lock(settings) as held:
-        return not held
+    """Whether another process holds the replay lock right now, or a drain
+    runs (it may be migrating the store before it replays)."""
+    for name in (_LOCK, DRAIN_LOCK):
+        with replay_lock(settings, name) as held:
+            if not held:
+                return True
+    return False

@@ -14,9 +14,12 @@ syntax error. Three rules make the index and the question agree:
   becomes its overlapping two-character phrases (``东京寿司`` -> ``东京``,
   ``京寿``, ``寿司``), the usual bigram retrieval for unsegmented scripts:
   any shared word scores, without a dictionary.
-* **Long tokens** (Tantivy drops tokens over 40 characters, and hashes,
-  base64 and long identifiers are exactly what a developer pastes) are cut
-  into 40-character pieces in the index and searched as a phrase of pieces.
+* **Long tokens** (Tantivy drops tokens of 40 UTF-8 bytes or more, and
+  hashes, base64 and long identifiers are exactly what a developer pastes)
+  are cut into pieces of at most 39 bytes in the index and searched as a
+  phrase of pieces. Measured in bytes, not characters: 20 Cyrillic letters
+  are 40 bytes. (The embedded engine's migration 12 rewrote the documents
+  cut into 40-character pieces before.)
 
 Kept free of anything heavier than ``re``: engines call ``index_text`` on the
 hook's write path.
@@ -27,12 +30,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from sessions_graph.query import is_cjk, split_cjk
+from sessions_graph.query import MAX_TOKEN_BYTES, is_cjk, split_cjk
 
-#: Longest token the engines' tokenizers keep whole (Tantivy's limit).
-MAX_TOKEN_CHARS = 40
+#: Most characters of a token that cannot be over ``MAX_TOKEN_BYTES`` (a
+#: character is at most 4 bytes): a text without a longer run needs no cut.
+_SAFE_CHARS = MAX_TOKEN_BYTES // 4
 _WORD = re.compile(r"[^\W_]+")
-_LONG = re.compile(rf"[^\W_]{{{MAX_TOKEN_CHARS + 1},}}")
 #: Function words of English questions and answers: they match nearly every
 #: turn, so as OR terms they only add noise to the ranking. A question made
 #: of nothing else keeps them.
@@ -63,18 +66,38 @@ QUESTION_WORDS = frozenset(
 
 def index_text(text: str) -> str:
     """``text`` as the turn index stores it: CJK characters spaced apart and
-    tokens over 40 characters cut into pieces; everything else unchanged."""
+    tokens over ``MAX_TOKEN_BYTES`` cut into pieces; everything else unchanged."""
     # Cheap tests first: this runs on every action a hook stores, and almost
-    # no text has CJK or a run of 41 letters without a space.
-    if not text.isascii():
+    # no text has CJK or a long run of letters without a space.
+    ascii_only = text.isascii()
+    if not ascii_only:
         text = "".join(f" {c} " if is_cjk(c) else c for c in text)
-    if len(text) > MAX_TOKEN_CHARS and max(map(len, text.split()), default=0) > MAX_TOKEN_CHARS:
-        text = _LONG.sub(lambda m: " ".join(_pieces(m.group())), text)
+    longest = MAX_TOKEN_BYTES if ascii_only else _SAFE_CHARS
+    if len(text) > longest and max(map(len, text.split()), default=0) > longest:
+        text = _WORD.sub(lambda m: " ".join(_pieces(m.group())), text)
     return text
 
 
+def has_long_word(text: str) -> bool:
+    """Whether ``text`` holds a word over ``MAX_TOKEN_BYTES`` (one that
+    ``index_text`` cuts)."""
+    return any(len(_pieces(m.group())) > 1 for m in _WORD.finditer(text))
+
+
 def _pieces(token: str) -> list[str]:
-    return [token[i : i + MAX_TOKEN_CHARS] for i in range(0, len(token), MAX_TOKEN_CHARS)]
+    """``token`` cut into pieces of at most ``MAX_TOKEN_BYTES`` UTF-8 bytes,
+    at character boundaries (``[token]`` when it is short enough)."""
+    if len(token) <= _SAFE_CHARS or (token.isascii() and len(token) <= MAX_TOKEN_BYTES):
+        return [token]
+    pieces, start, size = [], 0, 0
+    for i, char in enumerate(token):
+        width = len(char.encode("utf-8", "surrogatepass"))
+        if size + width > MAX_TOKEN_BYTES:
+            pieces.append(token[start:i])
+            start, size = i, 0
+        size += width
+    pieces.append(token[start:])
+    return pieces
 
 
 def _raw_terms(text: str) -> Iterator[tuple[str, ...]]:
@@ -100,7 +123,7 @@ def _raw_terms(text: str) -> Iterator[tuple[str, ...]]:
 
 
 def _plain(word: str) -> Iterator[tuple[str, ...]]:
-    yield tuple(_pieces(word)) if len(word) > MAX_TOKEN_CHARS else (word,)
+    yield tuple(_pieces(word))
 
 
 def query_terms(text: str) -> list[tuple[str, ...]]:

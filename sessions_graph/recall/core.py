@@ -33,7 +33,9 @@ def recall(engine: Engine, user_id: str, query: str, **options: Any) -> Record:
             (_turn_key(r["action_id"]), _turn(r)) for r in lanes.keyword(engine, req)
         ]
         ranked["dates"] = [(_turn_key(r["action_id"]), _turn(r)) for r in lanes.dates(engine, req)]
-    if "entities" in req.scope or "turns" in req.scope:
+    if "entities" in req.scope:
+        # Only when entities are asked for: the prompt hook (turns and
+        # memories) must not pay for a look-up through every mention.
         ranked["entities"] = _entity_lane(engine, req)
     if "memories" in req.scope:
         ranked["memories"] = [

@@ -35,6 +35,8 @@ from sessions_graph.engines.memgraph.schema import (
     _DOES_NOT_EXIST,
     SCHEMA_VERSION,
     create_schema,
+    retired_schema,
+    setup_retired,
     setup_schema,
     workspace_schema,
 )
@@ -296,18 +298,21 @@ class MemgraphEngine(
 
     # -- schema -----------------------------------------------------------------
     def _ensure_workspace(self, workspace: str) -> None:
-        """Index the workspace label the way LightRAG looks entities up, and
-        make entity_id unique in it: checked once per engine and workspace,
-        created only if missing (``setup`` creates the configured one)."""
+        """Index the workspace label the way LightRAG looks entities up (and
+        drop the unique constraint older builds made): checked once per engine
+        and workspace, created only if missing (``setup`` creates the
+        configured one)."""
         if workspace not in self._workspaces:
-            create_schema(self._auto, self._ddl, workspace_schema(workspace))
+            create_schema(
+                self._auto, self._ddl, workspace_schema(workspace), retired_schema(workspace)
+            )
             self._workspaces.add(workspace)
 
     # -- lifecycle --------------------------------------------------------------
     def setup(self) -> None:
         found = {r["workspace"] for r in self._read("admin/workspaces") if r["workspace"]}
         workspaces = sorted(found | set(self._setup_workspaces))
-        create_schema(self._auto, self._ddl, setup_schema(workspaces))
+        create_schema(self._auto, self._ddl, setup_schema(workspaces), setup_retired(workspaces))
         self._workspaces.update(workspaces)
         # Actions stored before origins were kept get theirs, and lose their
         # documents and chunks when they are not conversation ...

@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sessions_graph.engines.base import Record
+from sessions_graph.engines.base import Record, project_scope
 from sessions_graph.engines.memgraph.rows import _rows, user_key
 from sessions_graph.index_text.records import group_entity_units
 from sessions_graph.index_text.turns import TURN_CONTEXT_WEIGHT, TURN_RADIUS, turn_documents
 from sessions_graph.provenance import conversation_rows
+from sessions_graph.query import MAX_TOKEN_BYTES
 
 
 def turn_search_query(terms: Sequence[Sequence[str]], field: str, key: str) -> str:
@@ -49,12 +50,18 @@ class Recall:
         )
         documents = turn_documents(rows, first_seq)
         if documents:
-            _rows(tx, "recall/set_documents", documents=documents, user_key=user_key(user_id))
+            _rows(
+                tx,
+                "recall/set_documents",
+                documents=documents,
+                user_key=user_key(user_id),
+                cut_bytes=MAX_TOKEN_BYTES,
+            )
 
     def _index_unindexed_sessions(self) -> None:
         """Give the actions stored before the turn index existed their
         documents (``setup`` runs this), one session per transaction."""
-        for row in self._read("recall/unindexed_sessions"):
+        for row in self._read("recall/unindexed_sessions", cut_bytes=MAX_TOKEN_BYTES):
             self._write(lambda tx, r=row: self._index_turns(tx, r["session_id"], r["user_id"], 0))
 
     def search_turns(
@@ -64,7 +71,7 @@ class Recall:
             return []
         scores: dict[str, float] = {}
         found: dict[str, Record] = {}
-        project = filters.get("project")
+        project, project_dir = project_scope(filters.get("project"))
         params = {
             "user_id": user_id,
             "search_limit": max(self.search_limit, limit),
@@ -73,7 +80,7 @@ class Recall:
             "since": filters.get("since"),
             "until": filters.get("until"),
             "project": project,
-            "project_dir": project.rstrip("/") + "/" if project else None,
+            "project_dir": project_dir,
         }
         for field, weight in (("recall_body", 1.0), ("recall_context", TURN_CONTEXT_WEIGHT)):
             query = turn_search_query(terms, field, user_key(user_id))
@@ -93,8 +100,12 @@ class Recall:
             row["is_error"] = bool(row["is_error"])
         return rows
 
-    def recall_entities(self, user_id: str, name_keys: Sequence[str]) -> list[Record]:
+    def recall_entities(self, user_id: str, name_keys: Sequence[str], limit: int) -> list[Record]:
         if not name_keys:
             return []
-        rows = self._read("recall/entities", user_id=user_id, name_keys=list(name_keys))
+        rows: list[Record] = []
+        # One entity node per read, each bounded by LIMIT: a bound over all of
+        # them would let one common entity crowd out the others.
+        for entity in self._read("recall/entity_ids", name_keys=list(name_keys)):
+            rows += self._read("recall/entities", id=entity["id"], user_id=user_id, limit=limit)
         return group_entity_units(rows)

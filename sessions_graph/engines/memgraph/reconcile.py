@@ -197,7 +197,10 @@ class Reconcile:
         (LightRAG) wrote, never overwritten (``lightrag_fields``)."""
         edges: dict[frozenset[int], Record] = {}
         for row in _rows(
-            tx, "reconcile/relations_of_chunk", entity_ids=list(entity_ids), hash=chunk_hash
+            tx,
+            "reconcile/relations_of_chunk",
+            entity_ids=list(dict.fromkeys(entity_ids)),
+            hash=chunk_hash,
         ):
             edges.setdefault(frozenset((row["a_id"], row["b_id"])), row)
         wanted: dict[frozenset[int], tuple[int, int, Record]] = {}
@@ -254,7 +257,7 @@ class Reconcile:
         if not entity_ids:
             return 0
         writes, releases, deletes = [], [], []
-        for row in _rows(tx, "reconcile/entity_state", entity_ids=list(entity_ids)):
+        for row in _rows(tx, "reconcile/entity_state", entity_ids=list(dict.fromkeys(entity_ids))):
             mentions = [m for m in row["mentions"] if m.get("hash")]
             update = fields.entity_update(row["props"], mentions, row["others"])
             if update.action == fields.WRITE:
@@ -311,6 +314,7 @@ class Reconcile:
                 )
             ]
             ids_by_name: dict[str, int] = {}
+            merged_ids: set[int] = set()
             if entity_rows:
                 merged = tx.run(
                     render("reconcile/merge_entities", workspace),
@@ -322,7 +326,11 @@ class Reconcile:
                     },
                 ).data()[0]["entities"]
                 ids_by_name = {e["name"]: e["id"] for e in merged}
-            touched = sorted(set(old) | set(ids_by_name.values()))
+                # Every node the MERGE found: without a unique constraint a
+                # workspace may hold duplicates (LightRAG's, or a race of
+                # ours), and each one that got our mention is refreshed.
+                merged_ids = {e["id"] for e in merged}
+            touched = sorted(set(old) | merged_ids)
             self._update_relations(tx, chunk_hash, touched, workspace, relation_rows, ids_by_name)
             self._refresh_entities(tx, touched)
 

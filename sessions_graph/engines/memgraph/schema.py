@@ -23,7 +23,15 @@ from sessions_graph.errors import StoreError, StoreUnavailableError
 #: ledger (``:Injection`` indexes).
 #: 8: memories carry their project (``setup`` gives older ones their
 #: session's) and sessions their digest.
-SCHEMA_VERSION = 8
+#: 9: an index on ``:Memory(session_id)`` (a session's memories were found
+#: by scanning every memory).
+#: 10: long words in turn documents are cut into pieces of at most 39 bytes,
+#: not 40 characters, which Tantivy dropped (``setup`` rewrites the documents
+#: cut before: ``recall_cut_bytes``).
+#: 11: no unique constraint on a workspace's entity_id (LightRAG's ingest
+#: fails on its violations, and a graph with duplicates cannot take it);
+#: ``setup`` drops the one older builds made.
+SCHEMA_VERSION = 11
 
 #: What a schema statement's error says when the object is already there /
 #: already gone. Memgraph 3.6.2, 3.11 and main report an existing or missing
@@ -37,11 +45,25 @@ _DOES_NOT_EXIST = ("doesn't exist", "does not exist")
 
 def workspace_schema(workspace: str) -> list[str]:
     """The statements that index a workspace label the way LightRAG looks
-    entities up and make entity_id unique in it."""
-    return [
-        render("admin/ensure_workspace_index", workspace),
-        render("admin/ensure_workspace_constraint", workspace),
-    ]
+    entities up. No unique constraint on entity_id: LightRAG writes the same
+    nodes, retries only transient errors (a commit-time unique violation is
+    a client error, so its ingest would fail when it races a reconciliation
+    on a new entity), and a graph where it already made duplicates cannot
+    take the constraint. Duplicates are coped with instead: a MERGE that
+    finds several nodes updates them all (``reconcile/merge_entities``)."""
+    return [render("admin/ensure_workspace_index", workspace)]
+
+
+def retired_schema(workspace: str) -> list[tuple[server.SchemaKey, str]]:
+    """What older builds created on a workspace and setup drops where it is
+    listed: the key ``SHOW CONSTRAINT INFO`` lists it by, and the statement."""
+    key: server.SchemaKey = ("unique", workspace, "entity_id")
+    return [(key, render("admin/drop_workspace_constraint", workspace))]
+
+
+def setup_retired(workspaces: Sequence[str]) -> list[tuple[server.SchemaKey, str]]:
+    """What ``setup`` drops where it is listed: each workspace's retired objects."""
+    return [item for workspace in workspaces for item in retired_schema(workspace)]
 
 
 def setup_schema(workspaces: Sequence[str]) -> list[str]:
@@ -56,6 +78,7 @@ def create_schema(
     auto: Callable[[str], list[Record]],
     ddl: Callable[[str, tuple[str, ...]], None],
     wanted: Sequence[str],
+    retired: Sequence[tuple[server.SchemaKey, str]] = (),
 ) -> None:
     """Run those of the ``wanted`` schema statements whose object the
     server does not list yet; ``auto`` runs a named statement in an
@@ -66,7 +89,9 @@ def create_schema(
     access and constraint creation exclusive access, so each one waits
     for (and under load fails on) concurrent writers even when the object
     exists. A statement whose object we cannot recognise in the listing
-    is run, and "already exists" is success (a concurrent setup)."""
+    is run, and "already exists" is success (a concurrent setup). Each of
+    the ``retired`` objects that is listed is dropped ("does not exist" is
+    success: a concurrent setup dropped it)."""
     try:
         present = server.present_schema(auto("admin/show_indexes"), auto("admin/show_constraints"))
     except StoreUnavailableError:
@@ -75,3 +100,6 @@ def create_schema(
         present = set()  # listing refused (e.g. privileges): run them all
     for statement in server.missing_statements(wanted, present):
         ddl(statement, _EXISTS_ALREADY)
+    for key, statement in retired:
+        if key in present:
+            ddl(statement, _DOES_NOT_EXIST)

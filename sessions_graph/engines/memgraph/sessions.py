@@ -12,7 +12,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from sessions_graph.clock import utcnow
-from sessions_graph.engines.base import ActionsAdded, ImportCursor, Record, not_found_for_user
+from sessions_graph.engines.base import (
+    ActionsAdded,
+    ImportCursor,
+    Record,
+    not_found_for_user,
+    project_scope,
+)
 from sessions_graph.engines.memgraph.rows import _STATUS_PARAMS, _count, _rows, _session_record
 from sessions_graph.errors import MemoryValidationError
 from sessions_graph.provenance import CONVERSATION, conversation_text, mark, origin
@@ -145,10 +151,12 @@ class Sessions:
         before: str | None,
         preview_chars: int,
     ) -> list[Record]:
+        project, project_dir = project_scope(project_key)
         rows = self._read(
             "session/recent",
             user_id=user_id,
-            project_key=project_key,
+            project_key=project,
+            project_dir=project_dir,
             limit=limit,
             before=before,
             preview_chars=preview_chars,

@@ -51,6 +51,7 @@ class SQLiteEngine(
         *,
         wait_budget: float | None = None,
         checkpoint_on_close: bool = True,
+        migrate_existing: bool = True,
     ) -> None:
         """``wait_budget``: seconds from now after which this connection no
         longer waits for a lock (beyond a short grace), so that a hook spends
@@ -63,12 +64,18 @@ class SQLiteEngine(
         process to create it again. Without it the WAL is left in place:
         SQLite reads it back on the next open, exactly as after a crash, and
         the automatic checkpoint (every 1,000 pages) still folds it in.
+
+        ``migrate_existing=False`` is for hooks too: a file with an older
+        schema is not migrated here (``StoreMigrationPendingError``; the hook
+        spools its event and a detached replay migrates); a new file still
+        gets its schema.
         """
         self.path = Path(path).expanduser()
         self._lock = threading.RLock()
         self._deadline = None if wait_budget is None else time.monotonic() + wait_budget
         self._busy_ms = self._wait_ms()
         self._checkpoint_on_close = checkpoint_on_close
+        self._migrate_existing = migrate_existing
         try:
             _create_private(self.path)
             _writable_sidecars(self.path)
@@ -139,15 +146,21 @@ class SQLiteEngine(
             except sqlite3.Error as exc:
                 raise _store_error(exc, self.path) from None
 
-    def _migrate(self) -> None:
+    def _migrate(self, *, existing: bool | None = None) -> None:
         try:
-            migrate(self._conn, self.path, self._write, self._index_unindexed_turns)
+            migrate(
+                self._conn,
+                self.path,
+                self._write,
+                self._index_unindexed_turns,
+                existing=self._migrate_existing if existing is None else existing,
+            )
         except sqlite3.Error as exc:
             raise _store_error(exc, self.path) from None
 
     # -- lifecycle -----------------------------------------------------------
     def setup(self) -> None:
-        self._migrate()
+        self._migrate(existing=True)
 
     def drop(self) -> None:
         # Tables reference each other; with the checks off (they can only be

@@ -9,7 +9,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from sessions_graph.engines.base import Record
+from sessions_graph.engines.base import Record, project_scope
 from sessions_graph.engines.sqlite.rows import _ACTION_COLUMNS, _action_record
 from sessions_graph.index_text.records import group_entity_units
 from sessions_graph.index_text.turns import TURN_RADIUS, turn_documents
@@ -30,7 +30,7 @@ _TURN_FILTERS = """
     AND (:since IS NULL OR coalesce(d.timestamp, s.started_at) >= :since)
     AND (:until IS NULL OR coalesce(d.timestamp, s.started_at) <= :until)
     AND (:project IS NULL OR s.project_key = :project OR s.cwd = :project
-         OR substr(s.cwd, 1, length(:project) + 1) = :project || '/')
+         OR substr(s.cwd, 1, length(:project_dir)) = :project_dir)
 """
 
 
@@ -193,33 +193,48 @@ class Recall:
         )
         return [_action_record(r) for r in rows]
 
-    def recall_entities(self, user_id: str, name_keys: Sequence[str]) -> list[Record]:
+    def recall_entities(self, user_id: str, name_keys: Sequence[str], limit: int) -> list[Record]:
         if not name_keys:
             return []
-        rows = self._read(
-            "SELECT e.name, m.entity_type, m.description, uc.unit_kind, uc.unit_id,"
-            " coalesce(a.session_id, mm.session_id) AS session_id,"
-            " CASE WHEN uc.unit_kind = 'action' THEN coalesce(a.timestamp, s.started_at)"
-            "      ELSE mm.created_at END AS timestamp, s.project_key, s.cwd"
-            " FROM entities e JOIN mentions m ON m.entity_id = e.entity_id"
-            " JOIN unit_chunks uc ON uc.chunk_hash = m.chunk_hash"
-            " LEFT JOIN actions a ON uc.unit_kind = 'action' AND a.action_id = uc.unit_id"
-            " LEFT JOIN memories mm ON uc.unit_kind = 'memory' AND mm.memory_id = uc.unit_id"
-            " LEFT JOIN sessions s ON s.session_id = coalesce(a.session_id, mm.session_id)"
-            " WHERE e.name_key IN (SELECT value FROM json_each(?))"
-            "   AND (a.action_id IS NULL OR a.origin = 'conversation')"
-            "   AND (s.user_id = ? OR (s.session_id IS NULL AND mm.user_id = ?))"
-            " ORDER BY e.name, m.chunk_hash",
-            (json.dumps(list(name_keys)), user_id, user_id),
+        entities = self._read(
+            "SELECT entity_id FROM entities WHERE name_key IN (SELECT value FROM json_each(?))"
+            " ORDER BY name, entity_id",
+            (json.dumps(list(name_keys)),),
         )
-        return group_entity_units([dict(r) for r in rows])
+        rows: list[Record] = []
+        for (entity_id,) in entities:
+            # One entity at a time, in the mentions' key order (entity, chunk),
+            # so that LIMIT stops the scan after the user's first ``limit``.
+            rows += map(
+                dict,
+                self._read(
+                    "SELECT e.name, m.entity_type, m.description, uc.unit_kind, uc.unit_id,"
+                    " coalesce(a.session_id, mm.session_id) AS session_id,"
+                    " CASE WHEN uc.unit_kind = 'action' THEN coalesce(a.timestamp, s.started_at)"
+                    "      ELSE mm.created_at END AS timestamp, s.project_key, s.cwd"
+                    " FROM entities e JOIN mentions m ON m.entity_id = e.entity_id"
+                    " JOIN unit_chunks uc ON uc.chunk_hash = m.chunk_hash"
+                    " LEFT JOIN actions a ON uc.unit_kind = 'action' AND a.action_id = uc.unit_id"
+                    " LEFT JOIN memories mm ON uc.unit_kind = 'memory'"
+                    "   AND mm.memory_id = uc.unit_id"
+                    " LEFT JOIN sessions s ON s.session_id = coalesce(a.session_id, mm.session_id)"
+                    " WHERE e.entity_id = ?"
+                    "   AND (a.action_id IS NULL OR a.origin = 'conversation')"
+                    "   AND (s.user_id = ? OR (s.session_id IS NULL AND mm.user_id = ?))"
+                    " ORDER BY m.chunk_hash LIMIT ?",
+                    (entity_id, user_id, user_id, limit),
+                ),
+            )
+        return group_entity_units(rows)
 
 
 def _turn_filter_params(filters: Record) -> dict[str, Any]:
+    project, project_dir = project_scope(filters.get("project"))
     return {
         "exclude": filters.get("exclude_session"),
         "only": filters.get("only_session"),
         "since": filters.get("since"),
         "until": filters.get("until"),
-        "project": filters.get("project"),
+        "project": project,
+        "project_dir": project_dir,
     }

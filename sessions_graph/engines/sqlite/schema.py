@@ -5,13 +5,15 @@ is the engine's (engine.py)."""
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 
-from sessions_graph.errors import StoreError
+from sessions_graph.errors import StoreError, StoreMigrationPendingError
 from sessions_graph.index_text.turns import asks, speaker, tells_time
+from sessions_graph.index_text.words import has_long_word
 from sessions_graph.provenance import conversation_text, origin
 
 MIGRATIONS: list[str] = [
@@ -344,9 +346,34 @@ MIGRATIONS: list[str] = [
         built_at     TEXT NOT NULL
     );
     """,
+    # 16: long words are cut into pieces of at most 39 UTF-8 bytes (Tantivy's
+    # limit) where they were cut into 40 characters: a question's pieces no
+    # longer match the documents cut before. The documents of every session
+    # with such a word (sg_has_long_word, index_text.words) go, and
+    # ``migrate`` indexes those sessions again after the migrations.
+    """
+    DELETE FROM turns_fts WHERE rowid IN (
+        SELECT d.rowid FROM turn_docs d WHERE d.session_id IN (
+            SELECT DISTINCT session_id FROM actions WHERE sg_has_long_word(text)));
+    DELETE FROM turn_docs WHERE session_id IN (
+        SELECT DISTINCT session_id FROM actions WHERE sg_has_long_word(text));
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
+
+#: Migrations whose effect a statement-level check cannot see, with a query
+#: that returns a row when the file already has it. 6 copies marks into a
+#: table keyed by extractor: a file whose marks are already keyed so must
+#: not be copied again.
+_APPLIED_WHEN = {
+    6: "SELECT 1 FROM pragma_table_info('chunk_extractions') WHERE name = 'extractor'",
+}
+#: A statement that creates a named object, and one that adds a column.
+_CREATES = re.compile(
+    r"CREATE\s+(?:VIRTUAL\s+)?(?:TABLE|INDEX|TRIGGER)\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.I
+)
+_ADDS_COLUMN = re.compile(r"ALTER\s+TABLE\s+(\w+)\s+ADD\s+COLUMN\s+(\w+)", re.I)
 
 
 def migrate(
@@ -354,11 +381,18 @@ def migrate(
     path: Path,
     write: Callable[[], AbstractContextManager[sqlite3.Connection]],
     index_unindexed_turns: Callable[[sqlite3.Connection], None],
+    *,
+    existing: bool = True,
 ) -> None:
     """Bring the file at ``path`` forward to ``SCHEMA_VERSION``, in one
     ``write`` transaction (the engine's, taken with the write lock, so
     concurrent openers migrate once); ``index_unindexed_turns`` indexes, in
-    that transaction, the actions stored before the turn index existed."""
+    that transaction, the actions stored before the turn index existed.
+
+    ``existing=False`` migrates only a new, empty file (creating the schema
+    costs milliseconds) and raises ``StoreMigrationPendingError`` for a file
+    that holds an older schema: migrating one re-indexes every action, 40 s
+    at 300,000, which a hook must leave to a detached process."""
     version = conn.execute("PRAGMA user_version").fetchone()[0]
     if version == SCHEMA_VERSION:
         return  # the common case, and all a hook process pays
@@ -367,19 +401,56 @@ def migrate(
             f"{path} has schema version {version}, newer than this"
             f" sessions-graph understands ({SCHEMA_VERSION}): upgrade sessions-graph"
         )
+    if not existing and (version or conn.execute("SELECT 1 FROM sqlite_master").fetchone()):
+        raise StoreMigrationPendingError(
+            f"{path} has schema version {version}, older than this sessions-graph's"
+            f" ({SCHEMA_VERSION}): left to a background migration (or `sessions-graph setup`)"
+        )
     # journal_mode is persistent in the file, so it is set once here.
     conn.execute("PRAGMA journal_mode = WAL")
     _add_recall_functions(conn)
     _add_origin_functions(conn)
     with write() as conn:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
-        for number in range(version, SCHEMA_VERSION):
-            for statement in _statements(MIGRATIONS[number]):
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {number + 1}")
+        # Every migration is checked against what the file holds, those the
+        # version counts as applied too: builds between releases numbered
+        # some differently (one made memory files its 4th), so a file at
+        # version 4 may lack the 4th migration here and hold the 9th. What a
+        # migration creates is created if missing; its other statements run
+        # when it is past the version or something of it was missing.
+        for number, migration in enumerate(MIGRATIONS):
+            check = _APPLIED_WHEN.get(number + 1)
+            if check is not None and conn.execute(check).fetchone() is not None:
+                continue
+            statements = [(s, _exists_already(conn, s)) for s in _statements(migration)]
+            missing = [s for s, there in statements if there is False]
+            if number < version and not missing:
+                continue  # applied, as its number says
+            for statement, there in statements:
+                if not there:
+                    conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         # Actions stored before the turn index existed are indexed
         # now, in the migrating transaction (a no-op on a new file).
         index_unindexed_turns(conn)
+
+
+def _exists_already(conn: sqlite3.Connection, statement: str) -> bool | None:
+    """Whether what ``statement`` creates (a table, index or trigger, or a
+    column) is in the file already; None for a statement that creates
+    nothing (it moves or computes data)."""
+    if created := _CREATES.match(statement):
+        found = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = ?", (created.group(1),)
+        ).fetchone()
+        return found is not None
+    if added := _ADDS_COLUMN.match(statement):
+        table, column = added.groups()
+        found = conn.execute(
+            "SELECT 1 FROM pragma_table_info(?) WHERE name = ?", (table, column)
+        ).fetchone()
+        return found is not None
+    return None
 
 
 def _add_recall_functions(conn: sqlite3.Connection) -> None:
@@ -388,6 +459,7 @@ def _add_recall_functions(conn: sqlite3.Connection) -> None:
     conn.create_function("sg_speaker", 1, lambda t: speaker(t or ""))
     conn.create_function("sg_asks", 1, lambda t: asks(t or ""))
     conn.create_function("sg_tells_time", 1, lambda t: tells_time(t or ""))
+    conn.create_function("sg_has_long_word", 1, lambda t: has_long_word(t or ""))
 
 
 def _add_origin_functions(conn: sqlite3.Connection) -> None:

@@ -19,6 +19,7 @@ from sessions_graph.engines.base import (
     ImportCursor,
     Record,
     not_found_for_user,
+    project_scope,
 )
 from sessions_graph.engines.sqlite.rows import (
     _ACTION_COLUMNS,
@@ -163,6 +164,7 @@ class Sessions:
         )
         first = message.format(col="{col}", kind="user_message", order="ASC")
         last = message.format(col="{col}", kind="assistant_message", order="DESC")
+        project, project_dir = project_scope(project_key)
         rows = self._read(
             "SELECT s.session_id, s.user_id, s.started_at, s.ended_at, s.cwd, s.project_key,"
             " s.action_count,"
@@ -173,13 +175,15 @@ class Sessions:
             f" {last.format(col='a.timestamp')} AS last_assistant_message_at,"
             f" {last.format(col='a.action_id')} AS last_assistant_message_id"
             " FROM sessions s WHERE s.user_id = :user"
-            " AND (:project IS NULL OR s.project_key = :project)"
+            " AND (:project IS NULL OR s.project_key = :project OR s.cwd = :project"
+            "      OR substr(s.cwd, 1, length(:project_dir)) = :project_dir)"
             " AND (:before IS NULL OR s.started_at < :before)"
             " ORDER BY s.started_at DESC, s.session_id DESC LIMIT :limit",
             {
                 "chars": preview_chars,
                 "user": user_id,
-                "project": project_key,
+                "project": project,
+                "project_dir": project_dir,
                 "before": before,
                 "limit": limit,
             },

@@ -479,10 +479,10 @@ _SITE_PACKAGES = re.compile(
 )
 _CARGO_COMPILING = re.compile(
     r"^[ \t]*(?:Compiling|Downloaded|Checking)[ \t]+([\w-]+)[ \t]+(v\d+\.\d+[\w.+-]*)", re.MULTILINE
-)  # noqa: E501
+)
 _GO_OUTPUT = re.compile(
     r"^go: (?:upgraded|downgraded|added|downloading|finding)[ \t]+(\S+)", re.MULTILINE
-)  # noqa: E501
+)
 _PIP_INSTALLED = re.compile(r"^Successfully installed (.+)$", re.MULTILINE)
 _PIP_COLLECTING = re.compile(
     r"^(?:Collecting|Requirement already satisfied:|Downloading)[ \t]+([A-Za-z][\w.-]*)(?:\[[^\]]*\])?(?:==([\w.]+))?",  # noqa: E501
