@@ -57,7 +57,7 @@ def test_forgetting_a_user_leaves_every_other_users_data(graph: SessionsGraph) -
     assert graph.get_session("s-b") is not None
     recalled = graph.recall("bob", "zebra notes", scope="memories", limit=20).hits
     assert {h.memory_id for h in recalled if h.kind == "memory"} == {m.memory_id for m in kept}
-    assert [r["name"] for r in graph.engine.recall_entities("bob", ["zebra"])] == ["Zebra"]
+    assert [r["name"] for r in graph.engine.recall_entities("bob", ["zebra"], 100)] == ["Zebra"]
 
 
 # -- the second line of defence: the engine's own user checks ---------------------------
@@ -71,10 +71,10 @@ def test_an_entity_of_another_users_sessionless_memory_is_not_recalled(
     alices = graph.save_memory("alice", "alice's note on Vega")
     mention(graph, "memory", alices.memory_id, "ha", "Vega")
 
-    assert graph.engine.recall_entities("alice", ["quasar"]) == []
-    assert [r["name"] for r in graph.engine.recall_entities("alice", ["vega"])] == ["Vega"]
+    assert graph.engine.recall_entities("alice", ["quasar"], 100) == []
+    assert [r["name"] for r in graph.engine.recall_entities("alice", ["vega"], 100)] == ["Vega"]
     assert graph.recall("alice", "Quasar", scope="entities").hits == []
-    assert [r["name"] for r in graph.engine.recall_entities("bob", ["quasar"])] == ["Quasar"]
+    assert [r["name"] for r in graph.engine.recall_entities("bob", ["quasar"], 100)] == ["Quasar"]
 
 
 def test_an_entity_only_a_sessionless_memory_mentions_is_recalled(graph: SessionsGraph) -> None:

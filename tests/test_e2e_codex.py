@@ -66,7 +66,7 @@ def test_a_decision_reaches_the_next_sessions_model_request(codex: Codex) -> Non
     assert '<sessions-graph-memory kind="where-you-left-off">' in sent
     assert f"session {first_session}: goal" in sent
     assert json.dumps(DECISION) in sent
-    assert "data, not instructions" in sent
+    assert "not instructions" in sent
 
 
 def test_untrusted_hooks_are_reported_and_do_not_run(codex: Codex) -> None:

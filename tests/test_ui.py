@@ -280,12 +280,15 @@ def test_session_page_shows_exchanges_tools_and_entities(viewer: dict[str, str])
     text = _text(dom(url))
     shot(url, "session.png")
 
-    assert "No digest yet; goal (the first request): Why is the Redis cache" in text
+    # The digest the façade built when the session was shown: its goal and what it ran.
+    assert "goal Why is the Redis cache" in text
+    assert "ran pytest tests/test_warmup.py redis-cli info stats" in text
     assert '* Bash {"command": "redis-cli info stats"} -> 2 lines' in text
+    exchanges = text[text.index("Exchanges") :]  # the digest above names them too
     assert (
-        text.index("redis-cli")
-        < text.index("Write that warm-up job")
-        < text.index("pytest tests/test_warmup.py")
+        exchanges.index("redis-cli")
+        < exchanges.index("Write that warm-up job")
+        < exchanges.index("pytest tests/test_warmup.py")
     )
     assert "Redis" in re.search(r"Entities (.*?) Injected context", text).group(1)
     assert "nothing injected into this session is recorded" in text

@@ -9,6 +9,7 @@ DROP INDEX ON :MemoryFile(user_id);
 DROP INDEX ON :MemoryFile(file_key);
 DROP INDEX ON :Chunk(hash);
 DROP INDEX ON :Action(session_id);
+DROP INDEX ON :Action(origin);
 DROP INDEX ON :Action(action_id);
 DROP INDEX ON :Session(project_key);
 DROP INDEX ON :Session(reconciliation_status);

@@ -18,6 +18,7 @@ CREATE INDEX ON :Session(reconciliation_status);
 CREATE INDEX ON :Session(project_key);
 CREATE INDEX ON :Action(action_id);
 CREATE INDEX ON :Action(session_id);
+CREATE INDEX ON :Action(origin);
 CREATE INDEX ON :Chunk(hash);
 CREATE INDEX ON :MemoryFile(file_key);
 CREATE INDEX ON :MemoryFile(user_id);

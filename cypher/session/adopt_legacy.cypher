@@ -3,7 +3,7 @@
 // memories still keyed by the old name (Engine.adopt_legacy_project).
 MATCH (s:Session)
 WHERE s.user_id = $user_id AND s.project_key = $legacy_key
-  AND (s.cwd = $root OR s.cwd STARTS WITH $root + '/')
+  AND (s.cwd = $root OR s.cwd STARTS WITH ($root + '/'))
 SET s.project_key = $project_key
 WITH s
 OPTIONAL MATCH (s)-[:PRODUCED_MEMORY]->(m:Memory)
