@@ -35,3 +35,23 @@ def test_later_sessions_get_clean_labelled_context_with_their_decisions() -> Non
     assert measures["ledger_repeats"] == 0
     assert measures["leaks"] == 0, examples["leaks"]
     assert measures["decision_recall"] == 1.0, measures["decisions_missed"]
+
+
+def test_a_request_said_in_both_projects_is_shown_as_this_projects() -> None:
+    """Both api projects started with the very same request; recall shows
+    identical texts as one hit, which may be the other project's session.
+    In either project it is shown as its own session's, unlabelled."""
+    shared = bench_inject.norm("Add a background job queue to the api and run the tests.")
+    manifest = bench_inject.load_manifest()
+    project_of = {s["session_id"]: s["project"] for s in manifest["sessions"]}
+    _measures, runs = bench_inject.run(REPO, probes=API_PROBES)
+    shown = [
+        (probe["project"], item)
+        for probe, _session, blocks in runs
+        for block in blocks
+        for item in block.items
+        if shared in item.segments
+    ]
+    assert {project for project, _ in shown} == {"clientA-api", "clientB-api"}, shown
+    for project, item in shown:
+        assert project_of[item.session_id] == project and not item.labelled, item.line
