@@ -418,6 +418,10 @@ def prompt_context(
             continue
         key = _hit_project(graph, hit, projects_of)
         elsewhere = key is not None and key != (here.key if here else None)
+        if elsewhere and here is not None:
+            # Identical text said here too (collapsed into another project's
+            # hit, ``also_in``): it is this project's, shown by its session here.
+            hit, key, elsewhere = _here_too(graph, hit, key, here.key, projects_of)
         if elsewhere and projects == "this":
             continue
         strict = elsewhere and projects == "labelled"
@@ -485,12 +489,35 @@ def _hit_project(
     if hit.get("kind") == "memory":
         return hit.get("project_key")
     session = hit.get("session_id")
-    if not session:
-        return None
+    return _session_project(graph, session, known) if session else None
+
+
+def _session_project(
+    graph: SessionsGraph, session: str, known: dict[str, str | None]
+) -> str | None:
     if session not in known:
         row = graph.engine.get_session(session)
         known[session] = row.get("project_key") if row else None
     return known[session]
+
+
+def _here_too(
+    graph: SessionsGraph,
+    hit: dict[str, Any],
+    key: str | None,
+    here: str,
+    known: dict[str, str | None],
+) -> tuple[dict[str, Any], str | None, bool]:
+    """A turn hit of another project whose identical text was also said in
+    this one: attributed to the first of those sessions here (the other ones
+    named by ``also_in``), so that it is neither labelled as another
+    project's nor held to that project's higher floor. Else unchanged."""
+    also = [s for s in hit.get("also_in") or () if isinstance(s, str)]
+    local = next((s for s in also if _session_project(graph, s, known) == here), None)
+    if hit.get("kind") == "memory" or local is None:
+        return hit, key, True
+    others = [hit["session_id"], *(s for s in also if s != local)]
+    return {**hit, "session_id": local, "also_in": others}, here, False
 
 
 def _hit_line(hit: dict[str, Any], quote_chars: int) -> str:
