@@ -113,11 +113,13 @@ def health_lines(info: dict[str, Any]) -> list[str]:
         hooks = "; ".join(f"{h['scope']} {h['file']}" for h in c["hooks"]) or "not installed"
         mcp = "; ".join(c["mcp"]) or "not registered"
         lines.append(f"{c['client'] + ':':<15} hooks: {hooks}; mcp: {mcp}")
-        last = c.get("last_session")
-        if last:
-            lines.append(f"{'':<15} last session {last['session_id']} at {str(last['at'])[:19]}")
+        hook = c.get("last_hook")
+        lines.append(f"{'':<15} last hook: " + (_hook_line(hook) if hook else "none yet"))
     spool = info["spool"]
     lines.append(f"{'spool:':<15} {spool['waiting']} waiting, {spool['rejected']} rejected")
+    if info.get("last_hook_unknown_client"):
+        hook = _hook_line(info["last_hook_unknown_client"])
+        lines.append(f"{'unknown client:':<15} last hook: {hook}")
     if info["last_hook_error"]:
         lines.append(f"{'last hook error:':<15} {info['last_hook_error']}")
     if info["pending_sessions"] is not None:
@@ -132,6 +134,10 @@ def health_lines(info: dict[str, Any]) -> list[str]:
     )
     lines += [f"problem: {p}" for p in info["problems"]] or ["no problem found"]
     return lines
+
+
+def _hook_line(hook: dict[str, Any]) -> str:
+    return f"{hook['event']} at {hook['at'].replace('T', ' ').rstrip('Z')} UTC: {hook['outcome']}"
 
 
 def ui(

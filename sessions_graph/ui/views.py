@@ -537,8 +537,9 @@ def layout(
 # -- health (what `status` adds) ------------------------------------------------------------
 def health(graph: SessionsGraph | None, settings: Settings, user_id: str) -> dict[str, Any]:
     """Whether capture works for the user, and what to do when it does not:
-    which agents have our hooks and MCP server (and where), the last session
-    each agent recorded, the spool, sessions waiting or failed, tokens
+    which agents have our hooks and MCP server (and where), each agent's last
+    hook event and what came of it (``hooks.health``), the last session each
+    agent recorded, the spool, sessions waiting or failed, tokens
     injected today, and a list of problems, each one line with its fix."""
     clients = [_client_install(name) for name in ("claude-code", "codex")]
     problems: list[str] = []
@@ -565,11 +566,17 @@ def health(graph: SessionsGraph | None, settings: Settings, user_id: str) -> dic
             f"{spool['rejected']} hook events were rejected (see {spool['dir']}/rejected and"
             f" {settings.log_path}): fix or delete them"
         )
+    from sessions_graph.hooks.health import last_events
+
+    last_hooks = last_events(Path(settings.state_dir))
+    for c in clients:
+        c["last_hook"] = last_hooks.get(c["client"])
     last_error = _last_log_error(settings.log_path)
     info: dict[str, Any] = {
         "clients": clients,
         "spool": spool,
         "last_hook_error": last_error,
+        "last_hook_unknown_client": last_hooks.get("unknown"),
         "pending_sessions": None,
         "failed_sessions": None,
         "tokens_injected_today": None,
