@@ -352,20 +352,20 @@ class Reconcile:
     def user_entity_mentions(self, user_id: str, session_ids: Sequence[str]) -> list[Record]:
         # Each session's chunks once (as session_mentions reads them), only of
         # sessions the user owns, then their mentions grouped by name: the
-        # type is the first one given, in chunk-hash order.
+        # type is the first one given, in chunk-hash order. CROSS JOIN keeps
+        # SQLite's join order: from the asked sessions to their chunks, rather
+        # than through every chunk of the store.
         rows = self._read(
             "WITH chunks(session_id, hash) AS ("
-            "   SELECT a.session_id, uc.chunk_hash FROM sessions s"
-            "   JOIN actions a ON a.session_id = s.session_id"
-            "   JOIN unit_chunks uc ON uc.unit_kind = 'action' AND uc.unit_id = a.action_id"
-            "   WHERE s.user_id = :user_id"
-            "   AND s.session_id IN (SELECT value FROM json_each(:ids))"
+            "   SELECT s.session_id, uc.chunk_hash FROM json_each(:ids) j"
+            "   CROSS JOIN sessions s ON s.session_id = j.value AND s.user_id = :user_id"
+            "   CROSS JOIN actions a ON a.session_id = s.session_id"
+            "   CROSS JOIN unit_chunks uc ON uc.unit_kind = 'action' AND uc.unit_id = a.action_id"
             "   UNION"
-            "   SELECT mm.session_id, uc.chunk_hash FROM sessions s"
-            "   JOIN memories mm ON mm.session_id = s.session_id AND mm.user_id = s.user_id"
-            "   JOIN unit_chunks uc ON uc.unit_kind = 'memory' AND uc.unit_id = mm.memory_id"
-            "   WHERE s.user_id = :user_id"
-            "   AND s.session_id IN (SELECT value FROM json_each(:ids))),"
+            "   SELECT s.session_id, uc.chunk_hash FROM json_each(:ids) j"
+            "   CROSS JOIN sessions s ON s.session_id = j.value AND s.user_id = :user_id"
+            "   CROSS JOIN memories mm ON mm.session_id = s.session_id AND mm.user_id = s.user_id"
+            "   CROSS JOIN unit_chunks uc ON uc.unit_kind = 'memory' AND uc.unit_id = mm.memory_id),"
             " hits AS ("
             "   SELECT c.session_id, e.name, first_value(m.entity_type) OVER ("
             "     PARTITION BY c.session_id, e.name"
