@@ -1,23 +1,30 @@
-"""How long a ``sessions-graph`` command takes as a process: start to output.
+"""How long each ``sessions-graph`` command takes as a process: start to output.
 
-Scripts and agents run ``sessions-graph recall`` between turns, so what counts
-is the whole process: interpreter start, imports, opening the store, the
-recall, the printed text. Reported, as p50 / p90 / min of fresh processes, on
-the embedded engine, interleaved so that machine noise hits every row alike:
+Scripts, agents and people run the commands one at a time, so what counts is
+the whole process: interpreter start, imports, opening the store, the work,
+the printed text. Every command is timed as fresh processes on the embedded
+engine, interleaved so that machine noise hits every row alike, and
+reported as wall time (p50 / p90 / min) and CPU time (user + system, p50),
+each also as a multiple of ``python -c pass`` measured in the same run (the
+interpreter's own start-up, the floor). CPU time moves far less than wall
+time when the machine is busy.
 
-* ``python -c pass``: the interpreter's own start-up, the floor;
-* ``sessions-graph recall "QUERY"``: the command as scripts call it;
-* ``sessions-graph --db PATH recall "QUERY"``: the same recall reached through
-  the typer application (for comparison: what the early dispatch saves);
-* ``sessions-graph status``: a typer command that reads the store.
+Goal: every command's CPU p50 <= 6x ``python -c pass``, and ``recall`` p50
+<= 150 ms wall at 100k actions.
 
-at 10k and 100k actions (100 and 1,000 sessions of 100 actions each: prompts,
-tool calls, tool results, answers of coding sessions), loaded through the
-public API. Goal: ``recall`` p50 <= 150 ms at 100k actions. Beside wall
-time, each row shows the processes' CPU time (user + system), which moves
-far less than wall time when the machine is busy.
+With ``--trees A B``, each command runs once per tree in turn (the tree put
+first on ``PYTHONPATH``, so the same installed dependencies run either
+tree's code), and the table has a row per command and tree: one run
+compares the code as it was with the code as it is.
 
-Usage: ``python bench/bench_cli.py [--runs 30] [--sizes 10000 100000]``.
+The store holds 10k and 100k actions (100 and 1,000 sessions of 100 actions
+each: prompts, tool calls, tool results, answers of coding sessions) and
+100 memories, loaded through the public API; ``reconcile --pending`` runs
+on an empty store (nothing waiting: its own start-up), the others on the
+loaded one.
+
+Usage: ``python bench/bench_cli.py [--runs 30] [--sizes 10000 100000]
+[--trees /path/to/old/tree .]``.
 
 An installed package has compiled bytecode (pip writes it at install time),
 so the commands run with bytecode caching on even if
@@ -28,6 +35,7 @@ it, as an install would.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import resource
 import subprocess
@@ -182,37 +190,67 @@ def load(graph: SessionsGraph, first: int, last: int) -> None:
         graph.record_actions(sid, actions, user_id=USER)
 
 
-def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+#: Every command timed: its row name and its words (``{db}``: the loaded
+#: store, ``{empty}``: an empty one, ``{query}``: a recall question), and the
+#: event a ``hook`` reads on stdin.
+TIMED: list[tuple[str, list[str]]] = [
+    ("--help", ["--help"]),
+    ("status", ["status"]),
+    ("sessions", ["sessions"]),
+    ("sessions --entity", ["sessions", "--entity", "redis"]),
+    ("show", ["show", "bench-session-1"]),
+    ("entities", ["entities", "--session", "bench-session-1"]),
+    ("memory list", ["memory", "list"]),
+    ("memory search", ["memory", "search", "cache"]),
+    ("config get", ["config", "get", "db"]),
+    ("config list", ["config", "list"]),
+    ("reconcile --pending", ["--db", "{empty}", "reconcile", "--pending"]),
+    ("recall", ["recall", "{query}", "--user", USER]),
+    ("--db recall", ["--db", "{db}", "recall", "{query}", "--user", USER]),
+    ("hook", ["hook"]),
+    ("ui --help", ["ui", "--help"]),
+]
+HOOK_EVENT = json.dumps(
+    {
+        "session_id": "bench-hook",
+        "cwd": "/home/dev/cache-service",
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "make lint"},
+        "tool_response": {"stdout": "ok: lint clean"},
+    }
+)
+
+
+def timed(cmd: list[str], env: dict[str, str], stdin: bytes | None = None) -> tuple[float, float]:
     """Wall time and CPU time (user + system) of one process, in ms. CPU time
     hardly moves with the machine's load; wall time is what a caller waits."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    result = subprocess.run(cmd, capture_output=True, env=env)
+    result = subprocess.run(cmd, capture_output=True, env=env, input=stdin)
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if result.returncode != 0 or (not result.stdout and cmd[1:2] != ["-c"]):
-        sys.exit(f"{cmd[1:3]} failed: rc={result.returncode} {result.stderr.decode()[:300]}")
+    if result.returncode != 0:
+        sys.exit(f"{cmd[1:4]} failed: rc={result.returncode} {result.stderr.decode()[:300]}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return elapsed * 1000, cpu * 1000
 
 
 def measure(
-    script: str, db: Path, env: dict[str, str], runs: int
+    script: str, env: dict[str, str], trees: list[str | None], runs: int, words: dict[str, str]
 ) -> dict[str, list[tuple[float, float]]]:
-    rows: dict[str, list[tuple[float, float]]] = {
-        "python -c pass": [],
-        "recall": [],
-        "recall via typer": [],
-        "status": [],
-    }
+    """Samples by row name (``command @ tree`` with several trees)."""
+    rows: dict[str, list[tuple[float, float]]] = {"python -c pass": []}
     for i in range(runs):
-        query = QUERIES[i % len(QUERIES)]
         rows["python -c pass"].append(timed([sys.executable, "-c", "pass"], env))
-        rows["recall"].append(timed([script, "recall", query, "--user", USER], env))
-        rows["recall via typer"].append(
-            timed([script, "--db", str(db), "recall", query, "--user", USER], env)
-        )
-        rows["status"].append(timed([script, "status"], env))
+        fill = {**words, "query": QUERIES[i % len(QUERIES)]}
+        for name, argv in TIMED:
+            cmd = [script, *(word.format(**fill) for word in argv)]
+            stdin = HOOK_EVENT.encode() if argv == ["hook"] else None
+            for tree in trees:
+                row = f"{name} @ {Path(tree).name}" if tree and len(trees) > 1 else name
+                tree_env = {**env, "PYTHONPATH": tree} if tree else env
+                rows.setdefault(row, []).append(timed(cmd, tree_env, stdin))
     return rows
 
 
@@ -220,14 +258,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument(
+        "--trees",
+        nargs="+",
+        default=[None],
+        metavar="DIR",
+        help="Source trees to compare (each put first on PYTHONPATH in turn).",
+    )
     args = parser.parse_args()
+    trees = [str(Path(t).resolve()) if t else None for t in args.trees]
     script = str(Path(sys.executable).parent / "sessions-graph")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         db = root / "bench.db"
+        empty = root / "empty.db"
         env = process_env(root, db, USER)
+        with SessionsGraph(db=str(empty)) as graph:
+            graph.setup()
         graph = SessionsGraph(db=str(db))
         graph.setup()
+        for n in range(100):
+            area = AREAS[n % len(AREAS)]
+            graph.save_memory(USER, f"We use {area[1]} for {area[2]}; see {area[3]} (note {n}).")
+        words = {"db": str(db), "empty": str(empty)}
         loaded = 0
         for size in sorted(args.sizes):
             sessions = size // ACTIONS_PER_SESSION
@@ -239,20 +292,24 @@ def main() -> None:
                 file=sys.stderr,
             )
             loaded = sessions
-            for cmd in ([script, "recall", QUERIES[0]], [script, "status"]):
-                timed(cmd, env)  # writes bytecode, warms the file cache: not measured
-            rows = measure(script, db, env, args.runs)
+            # Writes bytecode, warms the file cache: not measured.
+            measure(script, env, trees, 1, words)
+            rows = measure(script, env, trees, args.runs, words)
             walls = {name: [w for w, _ in samples] for name, samples in rows.items()}
             cpus = {name: [c for _, c in samples] for name, samples in rows.items()}
             floor = percentile(walls["python -c pass"], 0.5)
             cpu_floor = percentile(cpus["python -c pass"], 0.5)
+            width = max(len(name) for name in rows) + 2
             print(f"\n{size:,} actions, embedded engine, {args.runs} processes each (ms)")
-            print(f"{'':<18}{'p50':>8}{'p90':>8}{'min':>8}{'/ pass':>8}{'cpu p50':>9}{'/ pass':>8}")
+            print(
+                f"{'':<{width}}{'p50':>8}{'p90':>8}{'min':>8}{'/ pass':>8}"
+                f"{'cpu p50':>9}{'/ pass':>8}"
+            )
             for name in rows:
                 wall, cpu = walls[name], cpus[name]
                 p50, cpu50 = percentile(wall, 0.5), percentile(cpu, 0.5)
                 print(
-                    f"{name:<18}{p50:>8.1f}{percentile(wall, 0.9):>8.1f}{min(wall):>8.1f}"
+                    f"{name:<{width}}{p50:>8.1f}{percentile(wall, 0.9):>8.1f}{min(wall):>8.1f}"
                     f"{p50 / floor:>8.1f}{cpu50:>9.1f}{cpu50 / cpu_floor:>8.1f}"
                 )
         graph.close()

@@ -26,7 +26,7 @@ def main() -> None:
         # The answer is printed and the store closed by now: the teardown
         # (freeing every module) would only keep the caller waiting.
         _exit_now(recall_main(sys.argv[2:]))
-    from sessions_graph.cli.app import run
+    from sessions_graph.cli.main import run
 
     run()
 

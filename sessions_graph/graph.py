@@ -516,6 +516,19 @@ class SessionsGraph:
         name = without_surrogates(name)
         return [_models().Session(**r) for r in self.engine.entity_sessions(name.strip(), user_id)]
 
+    def user_entity_mentions(
+        self, user_id: str, session_ids: Sequence[str]
+    ) -> list[dict[str, Any]]:
+        """The entities the given sessions of this user mention, in one read
+        (the viewer's Entities page): one plain record per (``session_id``,
+        ``name``) with ``entity_type`` and ``mentions``, summed over
+        workspaces; another user's session gives nothing."""
+        check_id(user_id, "user_id")
+        ids = list(session_ids)
+        for session_id in ids:
+            check_id(session_id, "session_id")
+        return self.engine.user_entity_mentions(user_id, ids) if ids else []
+
     # -- recall --------------------------------------------------------------
     def recall(
         self,

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
 from cli_process import run
+from test_hooks_helpers import ClaudeTranscript, claude_payload
 
 from sessions_graph import SessionsGraph
 from sessions_graph.settings import Settings
@@ -193,3 +195,26 @@ def test_status_tells_health_and_what_to_do(store: dict[str, str], tmp_path: Pat
     assert health["clients"][0]["hooks"][0]["events"][0] == "SessionStart"
     assert health["clients"][1]["last_session"]["session_id"] == "s-mid"  # codex's newest
     assert health["spool"]["rejected"] == 1
+
+
+def test_status_shows_each_clients_last_hook_event(store: dict[str, str], tmp_path: Path) -> None:
+    before = run(store, "status")
+    transcript = ClaudeTranscript(tmp_path / "t" / "s-hook.jsonl", "s-hook")
+    transcript.append(transcript.user("Why is the orion cache cold?"), transcript.assistant("TTL."))
+    hooked = run(store, "hook", stdin=claude_payload("Stop", "s-hook", transcript.path))
+    codex_bad = run(store, "hook", stdin='{"type": "agent-turn-complete"}')
+    after = run(store, "status")
+    health = json.loads(run(store, "status", "--json").stdout)["health"]
+
+    assert "last hook: none yet" in before.stdout
+    assert hooked.returncode == 0 and codex_bad.returncode == 0
+    lines = after.stdout.splitlines()
+    claude = lines.index(next(line for line in lines if line.startswith("claude-code:")))
+    assert re.fullmatch(
+        r" {16}last hook: Stop at 20\d\d-\d\d-\d\d \d\d:\d\d:\d\d UTC: stored 2 actions",
+        lines[claude + 1],
+    ), lines[claude + 1]
+    codex = lines.index(next(line for line in lines if line.startswith("codex:")))
+    assert lines[codex + 1].endswith("rejected (bad payload)"), lines[codex + 1]
+    assert health["clients"][0]["last_hook"]["outcome"] == "stored 2 actions"
+    assert health["clients"][0]["last_hook"]["event"] == "Stop"

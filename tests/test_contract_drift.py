@@ -446,6 +446,49 @@ def test_entity_sessions_casefolds_and_puts_the_latest_activity_first(engine: En
     assert engine.entity_sessions("Straße", "bob") == []
 
 
+def test_user_entity_mentions_counts_each_sessions_names_in_one_read(engine: Engine) -> None:
+    chunked_session(engine, "s-1", "alice", "h1", "h2", "h3")
+    chunked_session(engine, "s-2", "alice", "h2", "h4")
+    engine.save_memory(memory("m-1", session_id="s-2"))
+    engine.set_unit_chunks("memory", "m-1", "c-m1", [{"hash": "hm", "text": "hm"}])
+    # h1 gives no type; h2, first by hash order after it, gives "bird".
+    engine.save_extraction("h1", "base", [{"name": "Falcon"}], [])
+    engine.save_extraction("h2", "base", [{"name": "Falcon", "entity_type": "bird"}], [])
+    engine.save_extraction("h3", "base", [{"name": "Falcon", "entity_type": "rocket"}], [])
+    engine.save_extraction("h3", "other", [{"name": "Falcon", "entity_type": "car"}], [])
+    engine.save_extraction("h4", "base", [{"name": "Orion", "entity_type": "ship"}], [])
+    engine.save_extraction("hm", "base", [{"name": "Orion"}], [])
+    rows = engine.user_entity_mentions("alice", ["s-1", "s-2", "s-unknown"])
+    assert [(r["session_id"], r["name"], r["entity_type"], r["mentions"]) for r in rows] == [
+        ("s-1", "Falcon", "bird", 4),  # h1, h2, h3 in base and h3 in other
+        ("s-2", "Falcon", "bird", 1),
+        ("s-2", "Orion", "ship", 2),  # an action's chunk and the session memory's
+    ]
+    # The same counts as reading each session's mentions on its own.
+    for session_id in ("s-1", "s-2"):
+        own = {e["name"]: 0 for e in entities(engine, session_id)}
+        for e in entities(engine, session_id):
+            own[e["name"]] += e["mentions"]
+        assert own == {r["name"]: r["mentions"] for r in rows if r["session_id"] == session_id}
+    assert engine.user_entity_mentions("alice", ["s-2"]) == rows[1:]
+    assert engine.user_entity_mentions("alice", []) == []
+
+
+def test_user_entity_mentions_reads_only_the_users_own_chunks(engine: Engine) -> None:
+    chunked_session(engine, "s-a", "alice", "h1")
+    chunked_session(engine, "s-b", "bob", "h1", "h2")
+    engine.save_memory(memory("m-b", user_id="bob"))
+    engine.set_unit_chunks("memory", "m-b", "c-mb", [{"hash": "h3", "text": "h3"}])
+    for chunk_hash in ("h1", "h2", "h3"):
+        engine.save_extraction(chunk_hash, "base", [{"name": "Falcon", "entity_type": "x"}], [])
+    # bob's session asked for by alice gives nothing; alice's gives her chunk only.
+    assert engine.user_entity_mentions("alice", ["s-a", "s-b"]) == [
+        {"session_id": "s-a", "name": "Falcon", "entity_type": "x", "mentions": 1}
+    ]
+    assert engine.user_entity_mentions("bob", ["s-a"]) == []
+    assert [r["mentions"] for r in engine.user_entity_mentions("bob", ["s-b"])] == [2]
+
+
 def test_saving_a_chunk_again_replaces_what_it_said(engine: Engine) -> None:
     chunked_session(engine, "s-1", "alice", "h1")
     engine.save_extraction(

@@ -70,6 +70,10 @@ SCOPING: dict[str, list[str]] = {
         "WHERE a.session_id = h.session_id",
     ],
     "reconcile/entity_sessions": ["WHERE s.user_id = $user_id"],
+    "reconcile/user_entity_mentions": [
+        "WHERE s.session_id IN $session_ids AND s.user_id = $user_id",
+        "WHERE NOT unit:Memory OR unit.user_id = $user_id",
+    ],
     "session/ensure": ["ON CREATE SET s.user_id = $user_id", "RETURN s.user_id AS owner"],
     "session/link_user": ["WHERE s.user_id = $user_id"],
     "session/recent": ["MATCH (:User {user_id: $user_id})", "WHERE s.user_id = $user_id"],
@@ -309,6 +313,7 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("recall/search_turns_int_limit", _SEARCH_TURNS),
     ("recall/turn_windows", {**_ALICE, "action_ids": ["a-alice-2", "a-bob-2"], "radius": 1}),
     ("reconcile/entity_sessions", {**_ALICE, "name_key": "zebra"}),
+    ("reconcile/user_entity_mentions", {**_ALICE, "session_ids": ["s-alice", "s-bob"]}),
     ("session/link_user", {**_ALICE, "session_id": "s-bob"}),
     (
         "session/recent",

@@ -1,30 +1,29 @@
-"""The ``sessions-graph`` command line: the library's façade, one verb a command.
+"""The typer application: ``--help``, and every command line the light
+parser (``cli.parse``) leaves to typer, with typer's own messages.
 
-Every command opens the graph through ``open_graph`` (so the engine choice is
-the library's own) and every failure the user can cause is one line on stderr
-and a non-zero exit, never a traceback.
+It is built from the same table (``cli.commands``) and declarations
+(``cli.params``) the light parser reads, so both know the same commands and
+options; it is only built when needed, since building it costs 15-20 times
+the interpreter's start-up (typer imports pydantic, and makes a validator
+for every option).
 """
 
 from __future__ import annotations
 
+import inspect
 import sys
+import typing
+from collections.abc import Callable
 from typing import Any
 
 import typer
 
-from sessions_graph.cli.common import cli_settings, emit_json, missing_store, open_graph, options
-from sessions_graph.errors import SessionsGraphError, quiet_driver_logs
-
-app = typer.Typer(
-    name="sessions-graph",
-    help="Cross-session memory for AI agents, on Memgraph or an embedded SQLite file.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
+from sessions_graph.cli.commands import COMMANDS, GROUPS
+from sessions_graph.cli.common import echo, guarded, one_line, options
+from sessions_graph.cli.params import Param
+from sessions_graph.cli.parse import function
 
 
-@app.callback()
 def _main(
     db: str = typer.Option(
         None, "--db", help="Embedded database file (overrides SESSIONS_GRAPH_DB).", metavar="PATH"
@@ -34,127 +33,74 @@ def _main(
     options["db"] = db
 
 
-@app.command()
-def setup() -> None:
-    """Create the schema (idempotent)."""
-    with open_graph() as graph:
-        graph.setup()
-        info = graph.status()
-    typer.echo(f"ready: {info['engine']} at {info['location']} (schema {info['schema_version']})")
-    counts = info.get("counts") or {}
-    derived, client = counts.get("derived_actions", 0), counts.get("client_actions", 0)
-    if derived or client:
-        typer.echo(
-            f"kept out of recall, injection and extraction: {derived} derived actions"
-            f" (our own output), {client} client-context actions"
-        )
-
-
-@app.command()
-def status(
-    user: str = typer.Option(
-        None, "--user", "-u", help="Whose counts (default: the configured user_id)."
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
-) -> None:
-    """Which engine and where, the schema version, and the user's counts."""
-    settings = cli_settings()
-    user_id = user or settings.user_id
-    path = missing_store(settings)
-    if path:
-        info: dict[str, Any] = {
-            "engine": "embedded",
-            "location": path,
-            "exists": False,
-            "schema_version": 0,
-            "user_id": user_id,
-            "counts": {},
-        }
-    else:
-        with open_graph() as graph:
-            info = graph.status(user_id=user_id)
-            info["health"] = _health(graph, settings, user_id)
-    if path:
-        info["health"] = _health(None, settings, user_id)
-    from sessions_graph.cli.hooks import codex_hooks_status
-
-    codex_hooks = codex_hooks_status()
-    if codex_hooks:
-        info["codex_hooks"] = codex_hooks
-    if as_json:
-        emit_json(info)
-        return
-    typer.echo(f"engine:         {info['engine']}")
-    typer.echo(f"location:       {info['location']}")
-    if codex_hooks:
-        typer.echo(f"codex hooks:    {codex_hooks}")
-    if path:
-        typer.echo(f"no database at {path}: nothing recorded yet")
-        typer.echo("(the first write, or `sessions-graph setup`, creates it)")
-    else:
-        typer.echo(f"schema version: {info['schema_version']}")
-        typer.echo(f"user_id:        {info['user_id']}")
-        for name, count in info.get("counts", {}).items():
-            typer.echo(f"{name + ':':<15} {count}")
-        injected = info.get("injected")
-        if injected:
-            typer.echo(f"injected today: {injected['tokens_since']} tokens (estimated)")
-            typer.echo(
-                f"per session:    median {injected['session_median']:g}, max"
-                f" {injected['session_max']} tokens over {injected['sessions']} sessions"
-            )
-    from sessions_graph.cli.sessions import health_lines
-
-    for line in health_lines(info["health"]):
-        typer.echo(line)
-
-
-def _health(graph: Any, settings: Any, user_id: str) -> dict[str, Any]:
-    """Whether capture works (see ``ui.views.health``)."""
-    from sessions_graph.ui.views import health
-
-    return health(graph, settings, user_id)
-
-
-def _register_commands() -> None:
-    from sessions_graph.cli import (
-        config,
-        history,
-        hooks,
-        mcp,
-        memory,
-        memory_files,
-        recall,
-        reconcile,
-        sessions,
+def build() -> typer.Typer:
+    """The typer application with every command of ``COMMANDS``."""
+    app = typer.Typer(
+        name="sessions-graph",
+        help="Cross-session memory for AI agents, on Memgraph or an embedded SQLite file.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
     )
+    app.callback()(_main)
+    groups = {name: typer.Typer(help=text, no_args_is_help=True) for name, text in GROUPS.items()}
+    for command in COMMANDS:
+        parent = groups[command.words[0]] if len(command.words) > 1 else app
+        func = function(command)
+        if command.passthrough:
+            parent.command(
+                command.words[-1],
+                help=command.help,
+                context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+                add_help_option=not command.own_help,
+            )(_passthrough(func))
+        else:
+            parent.command(command.words[-1], help=command.help)(_typer_function(func))
+    for name, group in groups.items():
+        app.add_typer(group, name=name)
+    return app
 
-    modules = (memory, config, hooks, reconcile, history, recall, mcp, memory_files, sessions)
-    for module in modules:
-        module.register(app)
+
+def _typer_function(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func`` as typer reads a command: its ``Param`` defaults as typer's
+    ``Option`` and ``Argument``, its annotations evaluated."""
+    hints = typing.get_type_hints(func)
+    signature = inspect.signature(func)
+    parameters = []
+    for p in signature.parameters.values():
+        param: Param = p.default
+        make = typer.Argument if param.argument else typer.Option
+        info = make(param.default, *param.decls, **param.typer_kwargs())
+        parameters.append(p.replace(default=info, annotation=hints[p.name]))
+
+    def command(**kwargs: Any) -> Any:
+        return func(**kwargs)
+
+    command.__name__, command.__doc__ = func.__name__, func.__doc__
+    command.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in parameters}
+    return command
 
 
-_register_commands()
+def _passthrough(func: Callable[[list[str]], Any]) -> Callable[..., Any]:
+    """A command that parses its own arguments: typer hands it the rest."""
+
+    def command(ctx: typer.Context) -> Any:
+        return func(list(ctx.args))
+
+    command.__name__, command.__doc__ = func.__name__, func.__doc__
+    return command
 
 
-def run() -> None:
-    """Run the CLI; errors become one line on stderr and a non-zero exit."""
+def run() -> int:
+    """Run the command line through typer; the exit code."""
+    from sessions_graph.errors import quiet_driver_logs
+
     quiet_driver_logs()  # typer loads ``logging`` anyway
-    try:
-        # Not standalone: typer would print a usage error as a boxed panel of
-        # five or six lines; it is raised here instead, and made one line.
-        code = app(standalone_mode=False)
-    except SessionsGraphError as exc:
-        typer.echo(f"error: {_one_line(exc)}", err=True)
-        sys.exit(1)
-    except KeyboardInterrupt:
-        sys.exit(130)
-    except Exception as exc:
-        _usage_error(exc)  # exits if it is one (typer's own exception types)
-        # A bug of ours: still one line, never a traceback.
-        typer.echo(f"error: unexpected {type(exc).__name__}: {_one_line(exc)}", err=True)
-        sys.exit(1)
-    sys.exit(code if isinstance(code, int) else 0)
+    # Not standalone: typer would print a usage error as a boxed panel of
+    # five or six lines; it is raised here instead, and made one line.
+    app = build()
+    return guarded(lambda: app(standalone_mode=False), _usage_error)
 
 
 def _usage_error(exc: Exception) -> None:
@@ -167,22 +113,13 @@ def _usage_error(exc: Exception) -> None:
         ctx = getattr(exc, "ctx", None)
         text = ctx.get_help() if ctx is not None else ""  # rich prints it itself
         if text.strip():
-            typer.echo(text)
+            echo(text)
         sys.exit(2)
     if kind == "Abort":
-        typer.echo("error: aborted", err=True)
+        echo("error: aborted", err=True)
         sys.exit(1)
     if hasattr(exc, "format_message") and isinstance(getattr(exc, "exit_code", None), int):
         ctx = getattr(exc, "ctx", None)
         hint = f" (see '{ctx.command_path} --help')" if ctx is not None else ""
-        typer.echo(f"error: {_one_line_text(exc.format_message())}{hint}", err=True)
+        echo(f"error: {one_line(exc.format_message())}{hint}", err=True)
         sys.exit(exc.exit_code or 2)
-
-
-def _one_line_text(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _one_line(exc: BaseException) -> str:
-    # Driver messages can span lines; an error here is always one line.
-    return " ".join(str(exc).split())

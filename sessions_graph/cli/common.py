@@ -1,28 +1,44 @@
 """What every command shares: the global options, opening the graph the
-settings name, one-line errors, JSON output.
+settings name, output, one-line errors and exits, JSON output.
 
-Apart from ``app`` so that the command modules import it, and ``app``
-imports the command modules, without a circle.
+Free of typer: a command runs without the typer application being built
+(see ``cli.parse``), so its output and exits are plain ``print`` and
+``Exit``; the typer application, when it runs a command, maps ``Exit`` to
+the same exit code.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import typer
-
-#: The global options (``--db``), set by the application's callback.
+#: The global options (``--db``), set by the parser or the typer callback.
 options: dict[str, Any] = {}
 
 
-def fail(message: str, code: int = 1) -> typer.Exit:
+class Exit(Exception):  # an exit, not an error: no "Error" in its name
+    """End the command with ``code`` (its output, if any, is printed already)."""
+
+    def __init__(self, code: int = 0) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def echo(text: str = "", err: bool = False) -> None:
+    """One line of output, on stdout (or stderr with ``err``)."""
+    stream = sys.stderr if err else sys.stdout
+    stream.write(f"{text}\n")
+    stream.flush()
+
+
+def fail(message: str, code: int = 1) -> Exit:
     """Print one error line; return the exit to raise."""
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(code)
+    echo(f"error: {message}", err=True)
+    return Exit(code)
 
 
 def db_option() -> str | None:
@@ -53,7 +69,7 @@ def say_nothing_stored(as_json: bool, empty: Any) -> None:
     if as_json:
         emit_json(empty)
     path = missing_store(cli_settings())
-    typer.echo(f"no database at {path}: nothing recorded yet", err=as_json)
+    echo(f"no database at {path}: nothing recorded yet", err=as_json)
 
 
 @contextmanager
@@ -66,6 +82,7 @@ def open_graph(*, read_only: bool = False, **overrides: Any) -> Iterator[Any]:
     if read_only and missing_store(settings):
         yield None
         return
+    quiet_driver_logs(settings)
     graph = SessionsGraph(settings=settings)
     try:
         yield graph
@@ -80,9 +97,51 @@ def graph_factory(**overrides: Any) -> Any:
     def open_() -> Any:
         from sessions_graph.graph import SessionsGraph
 
-        return SessionsGraph(db=options.get("db"), **overrides)
+        graph = SessionsGraph(db=options.get("db"), **overrides)
+        quiet_driver_logs(graph.settings)
+        return graph
 
     return open_
+
+
+def quiet_driver_logs(settings: Any) -> None:
+    """Keep the Bolt driver's log lines off stderr before Memgraph is opened
+    (see ``errors.quiet_driver_logs``); the embedded engine loads no ``logging``."""
+    if settings.engine_name != "embedded":
+        from sessions_graph.errors import quiet_driver_logs as quiet
+
+        quiet()
+
+
+def guarded(
+    command: Callable[[], Any], unexpected: Callable[[Exception], None] | None = None
+) -> int:
+    """Run ``command``; its exit code. What fails is one line on stderr, never
+    a traceback: the package's own errors exit 1, Ctrl-C 130; ``unexpected``
+    may exit first for another exception (typer's usage errors)."""
+    from sessions_graph.errors import SessionsGraphError
+
+    try:
+        code = command()
+    except Exit as exc:
+        return exc.code
+    except SessionsGraphError as exc:
+        echo(f"error: {one_line(str(exc))}", err=True)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        if unexpected is not None:
+            unexpected(exc)
+        # A bug of ours: still one line, never a traceback.
+        echo(f"error: unexpected {type(exc).__name__}: {one_line(str(exc))}", err=True)
+        return 1
+    return code if isinstance(code, int) else 0
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line (driver messages can span several)."""
+    return " ".join(text.split())
 
 
 def owned_session(graph: Any, session_id: str, user_id: str) -> Any:
@@ -95,4 +154,4 @@ def owned_session(graph: Any, session_id: str, user_id: str) -> Any:
 
 
 def emit_json(data: Any) -> None:
-    typer.echo(json.dumps(data, indent=2, default=str))
+    echo(json.dumps(data, indent=2, default=str))

@@ -13,9 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import typer
-
-from sessions_graph.cli.common import cli_settings, fail
+from sessions_graph.cli.common import cli_settings, echo, fail
+from sessions_graph.cli.params import Argument, Option
 from sessions_graph.settings import (
     KEYS,
     coerce,
@@ -24,14 +23,6 @@ from sessions_graph.settings import (
     redact_value,
     write_config_value,
 )
-
-config_app = typer.Typer(
-    help="Read and write settings (config file < environment).", no_args_is_help=True
-)
-
-
-def register(app: typer.Typer) -> None:
-    app.add_typer(config_app, name="config")
 
 
 def _key(key: str) -> str:
@@ -48,54 +39,49 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-@config_app.command("get")
 def get(
-    key: str = typer.Argument(..., help="Setting name, e.g. db or memgraph_url."),
-    reveal: bool = typer.Option(False, "--reveal", help="Print a secret in full."),
+    key: str = Argument(..., help="Setting name, e.g. db or memgraph_url."),
+    reveal: bool = Option(False, "--reveal", help="Print a secret in full."),
 ) -> None:
     """Print a setting's effective value (defaults < config file < environment)."""
     name = _key(key)
     settings = cli_settings()  # --db is part of the effective value
     value = getattr(settings, name) if reveal else settings.redacted()[name]
-    typer.echo(_show(value))
+    echo(_show(value))
 
 
-@config_app.command("set")
 def set_(
-    key: str = typer.Argument(..., help="Setting name."),
-    value: str = typer.Argument(..., help="New value."),
+    key: str = Argument(..., help="Setting name."),
+    value: str = Argument(..., help="New value."),
 ) -> None:
     """Write a setting to the config file (checked first: a bad value is refused)."""
     name = _key(key)
     path = write_config_value(name, value)
-    typer.echo(f"{name} = {_show(redact_value(name, coerce(name, value)))}  ({path})")
+    echo(f"{name} = {_show(redact_value(name, coerce(name, value)))}  ({path})")
 
 
-@config_app.command("unset")
-def unset(key: str = typer.Argument(..., help="Setting name.")) -> None:
+def unset(key: str = Argument(..., help="Setting name.")) -> None:
     """Remove a setting from the config file (its default applies again)."""
     name = _key(key)
     path = config_path()
     if name not in read_config_toml(path):
-        typer.echo(f"{name} is not set in {path}")
+        echo(f"{name} is not set in {path}")
         return
     write_config_value(name, None, path)
-    typer.echo(f"removed {name} from {path}")
+    echo(f"removed {name} from {path}")
 
 
-@config_app.command("list")
-def list_(as_json: bool = typer.Option(False, "--json", help="Machine-readable output.")) -> None:
+def list_(as_json: bool = Option(False, "--json", help="Machine-readable output.")) -> None:
     """Every setting's effective value; secrets shortened to their last 4 characters."""
     values = cli_settings().redacted()
     if as_json:
-        typer.echo(json.dumps(values, indent=2))
+        echo(json.dumps(values, indent=2))
         return
     width = max(len(k) for k in values)
     for name, value in values.items():
-        typer.echo(f"{name:<{width}} = {_show(value)}")
+        echo(f"{name:<{width}} = {_show(value)}")
 
 
-@config_app.command("path")
 def path() -> None:
     """Print where the config file is (it may not exist yet)."""
-    typer.echo(str(config_path()))
+    echo(str(config_path()))

@@ -11,27 +11,21 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import typer
-
-from sessions_graph.cli.common import emit_json, fail, open_graph
+from sessions_graph.cli.common import Exit, echo, emit_json, fail, open_graph
+from sessions_graph.cli.params import Argument, Option
 
 if TYPE_CHECKING:
     from sessions_graph.hooks.history import FileResult
 
 
-def register(app: typer.Typer) -> None:
-    """Add this module's commands to the application."""
-    app.command("import")(import_)
-
-
-_PATHS = typer.Argument(
+_PATHS = Argument(
     None,
     help="Transcript files or directories (default: ~/.claude/projects and ~/.codex/sessions).",
     metavar="PATH",
     show_default=False,
 )
-_USER = typer.Option(None, "--user", "-u", help="User id (default: the configured user_id).")
-_JSON = typer.Option(False, "--json", help="Machine-readable summary.")
+_USER = Option(None, "--user", "-u", help="User id (default: the configured user_id).")
+_JSON = Option(False, "--json", help="Machine-readable summary.")
 
 
 def import_(paths: list[str] = _PATHS, user: str = _USER, as_json: bool = _JSON) -> None:
@@ -55,9 +49,9 @@ def import_(paths: list[str] = _PATHS, user: str = _USER, as_json: bool = _JSON)
     if as_json:
         emit_json(summary.as_dict())
     else:
-        typer.echo(summary.line())
+        echo(summary.line())
     if summary.failed:
-        raise typer.Exit(1)
+        raise Exit(1)
 
 
 class _progress:
@@ -104,7 +98,7 @@ class _progress:
             if self.bar is not None:
                 self.bar.console.print(line, markup=False, highlight=False)
             else:
-                typer.echo(line, err=True)
+                echo(line, err=True)
         if self.bar is not None:
             self.bar.update(self.task, advance=1, description=result.path.name[:40])
 

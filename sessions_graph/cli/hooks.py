@@ -2,9 +2,9 @@
 command's help.
 
 ``sessions-graph hook`` itself is dispatched by ``sessions_graph.__main__``
-before this CLI is imported (typer and its imports cost more than the whole
-hook budget); the command registered here exists so that it shows in
-``--help``, and still works if reached through typer.
+before the rest of the CLI is imported (this module's imports alone cost
+more than the hook's budget); the ``hook`` command here exists so that it
+shows in ``--help``, and still works after ``--db PATH``.
 """
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ import json
 import shutil
 from pathlib import Path
 
-import typer
-
-from sessions_graph.cli.common import fail
+from sessions_graph.cli.common import Exit, echo, fail
+from sessions_graph.cli.params import Option
 from sessions_graph.hooks.install import (
     CLAUDE_EVENTS,
     CODEX_EVENTS,
@@ -35,16 +34,7 @@ from sessions_graph.hooks.install import (
 )
 
 
-def register(app: typer.Typer) -> None:
-    app.command(
-        "hook",
-        context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-    )(hook)
-    app.command("install-hooks")(install)
-    app.command("uninstall-hooks")(uninstall)
-
-
-def hook(ctx: typer.Context) -> None:
+def hook(args: list[str]) -> None:
     """Record one agent hook event (JSON on stdin); installed by install-hooks.
 
     Always exits 0: failures are logged, and payloads the store cannot take
@@ -52,23 +42,23 @@ def hook(ctx: typer.Context) -> None:
     """
     from sessions_graph.hooks.runner import main
 
-    raise typer.Exit(main(list(ctx.args)))
+    raise Exit(main(args))
 
 
-_PROJECT = typer.Option(
+_PROJECT = Option(
     None,
     "--project",
     help="This project only: DIR/.claude/settings.json and DIR/.mcp.json.",
     metavar="DIR",
 )
-_USER = typer.Option(
+_USER = Option(
     False, "--user", help="Every project: ~/.claude/settings.json and ~/.claude.json (default)."
 )
-_CODEX = typer.Option(
+_CODEX = Option(
     False, "--codex", help="Codex (.codex/hooks.json, .codex/config.toml) instead of Claude Code."
 )
-_NO_MCP = typer.Option(False, "--no-mcp", help="Hooks only: do not register the MCP server.")
-_NO_ALLOW_TOOLS = typer.Option(
+_NO_MCP = Option(False, "--no-mcp", help="Hooks only: do not register the MCP server.")
+_NO_ALLOW_TOOLS = Option(
     False,
     "--no-allow-tools",
     help="Claude Code: do not add the MCP server's read-only tools (recall, search_memories,"
@@ -88,13 +78,13 @@ def _targets(project: Path | None, user: bool, codex: bool) -> tuple[Path, Path]
 def _report(edits: list[Edit], nothing: str) -> None:
     if not any(edit.changes for edit in edits):
         files = ", ".join(str(edit.path) for edit in edits)
-        typer.echo(f"{files}: {nothing}")
+        echo(f"{files}: {nothing}")
         return
     for edit in edits:
         if edit.changes:
-            typer.echo(f"{edit.path}:")
+            echo(f"{edit.path}:")
             for line in edit.changes:
-                typer.echo(f"  {line}")
+                echo(f"  {line}")
 
 
 def install(
@@ -111,7 +101,7 @@ def install(
     if not no_mcp and not _mcp_installed():
         # A registered server that cannot start shows as failed in the agent
         # on every session: register it once the SDK is there.
-        typer.echo(
+        echo(
             "MCP server not registered: the MCP SDK is missing."
             " pip install 'sessions-graph[mcp]', then run install-hooks again",
             err=True,
@@ -145,7 +135,7 @@ def install(
     apply_edits(edits)
     _report(edits, "already installed, nothing changed")
     if portable and shutil.which(PORTABLE_EXECUTABLE) is None:
-        typer.echo(
+        echo(
             f"note: {PORTABLE_EXECUTABLE} is not on this PATH; the project's files run it by"
             " name (this machine's path would not work for a teammate): put it on PATH,"
             " e.g. pipx install sessions-graph",
@@ -164,14 +154,14 @@ def _trust_codex_hooks(hooks_file: Path, project: Path | None) -> None:
     try:
         trusted = trust_our_hooks(hooks_file, cwd)
     except CodexTrustError as exc:
-        typer.echo(
+        echo(
             f"Codex runs hooks only once you trust them, and ours could not be trusted"
             f" for you ({exc}): {MANUAL_STEP}",
             err=True,
         )
         return
     if trusted:
-        typer.echo(
+        echo(
             f"Codex: trusted our {len(trusted)} hooks in {hooks_file} (Codex runs a hook"
             " only once trusted, and asks again if it changes)"
         )

@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-import typer
-
 from sessions_graph.cli.common import fail, graph_factory
-
-
-def register(app: typer.Typer) -> None:
-    app.command("mcp")(mcp)
 
 
 def mcp() -> None:

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import typer
-
-from sessions_graph.cli.common import emit_json, fail, open_graph, owned_session, say_nothing_stored
+from sessions_graph.cli.common import (
+    echo,
+    emit_json,
+    fail,
+    open_graph,
+    owned_session,
+    say_nothing_stored,
+)
+from sessions_graph.cli.params import Argument, Option
 from sessions_graph.validation import MAX_LIMIT
 
-memory_app = typer.Typer(
-    help="Save, list, search, update and delete memories.", no_args_is_help=True
-)
-
-_USER = typer.Option(None, "--user", "-u", help="User id (default: the configured user_id).")
-_JSON = typer.Option(False, "--json", help="Machine-readable output.")
-
-
-def register(app: typer.Typer) -> None:
-    app.add_typer(memory_app, name="memory")
+_USER = Option(None, "--user", "-u", help="User id (default: the configured user_id).")
+_JSON = Option(False, "--json", help="Machine-readable output.")
 
 
 def _show(memories: list, as_json: bool) -> None:
@@ -30,14 +28,13 @@ def _show(memories: list, as_json: bool) -> None:
         return
     for m in memories:
         score = f"  score={m.score:.3f}" if m.score is not None else ""
-        typer.echo(f"{m.memory_id}  {m.created_at[:19]}Z{score}  {redact(m.content)}")
+        echo(f"{m.memory_id}  {m.created_at[:19]}Z{score}  {redact(m.content)}")
 
 
-@memory_app.command("add")
 def add(
-    content: str = typer.Argument(..., help="The memory's text."),
+    content: str = Argument(..., help="The memory's text."),
     user: str = _USER,
-    session: str = typer.Option(None, "--session", "-s", help="Session that produced it."),
+    session: str = Option(None, "--session", "-s", help="Session that produced it."),
     as_json: bool = _JSON,
 ) -> None:
     """Save a memory."""
@@ -46,14 +43,13 @@ def add(
     if as_json:
         emit_json(memory.model_dump(exclude_none=True))
     else:
-        typer.echo(memory.memory_id)
+        echo(memory.memory_id)
 
 
-@memory_app.command("list")
 def list_(
     user: str = _USER,
-    session: str = typer.Option(None, "--session", "-s", help="Only this session's memories."),
-    limit: int = typer.Option(100, "--limit", "-n", min=1, max=MAX_LIMIT),
+    session: str = Option(None, "--session", "-s", help="Only this session's memories."),
+    limit: int = Option(100, "--limit", "-n", min=1, max=MAX_LIMIT),
     as_json: bool = _JSON,
 ) -> None:
     """A user's memories (or a session's), newest first."""
@@ -71,11 +67,10 @@ def list_(
     _show(memories, as_json)
 
 
-@memory_app.command("search")
 def search(
-    query: str = typer.Argument(..., help='Tantivy syntax: words, "phrases", AND/OR/NOT, pre*.'),
+    query: str = Argument(..., help='Tantivy syntax: words, "phrases", AND/OR/NOT, pre*.'),
     user: str = _USER,
-    limit: int = typer.Option(10, "--limit", "-n", min=1, max=MAX_LIMIT),
+    limit: int = Option(10, "--limit", "-n", min=1, max=MAX_LIMIT),
     as_json: bool = _JSON,
 ) -> None:
     """Full-text search of a user's memories, most relevant first."""
@@ -89,10 +84,9 @@ def search(
     _show(memories, as_json)
 
 
-@memory_app.command("update")
 def update(
-    memory_id: str = typer.Argument(...),
-    content: str = typer.Argument(..., help="The new text."),
+    memory_id: str = Argument(...),
+    content: str = Argument(..., help="The new text."),
     user: str = _USER,
     as_json: bool = _JSON,
 ) -> None:
@@ -104,12 +98,11 @@ def update(
     if as_json:
         emit_json(memory.model_dump(exclude_none=True))
     else:
-        typer.echo(f"updated {memory.memory_id}")
+        echo(f"updated {memory.memory_id}")
 
 
-@memory_app.command("delete")
 def delete(
-    memory_id: str = typer.Argument(...),
+    memory_id: str = Argument(...),
     user: str = _USER,
 ) -> None:
     """Delete one of the user's memories."""
@@ -117,4 +110,4 @@ def delete(
         deleted = graph.delete_memory(memory_id, user_id=user or graph.settings.user_id)
     if not deleted:
         raise fail(f"memory {memory_id} not found")
-    typer.echo(f"deleted {memory_id}")
+    echo(f"deleted {memory_id}")

@@ -3,23 +3,15 @@ Files the Anthropic memory tool keeps, and their kept versions."""
 
 from __future__ import annotations
 
-import typer
+from sessions_graph.cli.common import echo, emit_json, open_graph
+from sessions_graph.cli.params import Argument, Option
 
-from sessions_graph.cli.common import emit_json, open_graph
-from sessions_graph.cli.memory import memory_app
-
-_USER = typer.Option(None, "--user", "-u", help="User id (default: the configured user_id).")
-_JSON = typer.Option(False, "--json", help="Machine-readable output.")
-
-
-def register(app: typer.Typer) -> None:
-    # Both are ``memory`` subcommands; ``memory_app`` is added to ``app`` by cli.memory.
-    memory_app.command("files")(files)
-    memory_app.command("versions")(versions)
+_USER = Option(None, "--user", "-u", help="User id (default: the configured user_id).")
+_JSON = Option(False, "--json", help="Machine-readable output.")
 
 
 def files(
-    path: str = typer.Argument("/memories", help="A directory (or file) under /memories."),
+    path: str = Argument("/memories", help="A directory (or file) under /memories."),
     user: str = _USER,
     as_json: bool = _JSON,
 ) -> None:
@@ -33,13 +25,13 @@ def files(
         return
     for item in listing:
         when = item["updated_at"][:19]
-        typer.echo(f"{item['path']}  v{item['version']}  {item['size']} chars  {when}Z")
+        echo(f"{item['path']}  v{item['version']}  {item['size']} chars  {when}Z")
 
 
 def versions(
-    path: str = typer.Argument(..., help="A file under /memories."),
+    path: str = Argument(..., help="A file under /memories."),
     user: str = _USER,
-    limit: int = typer.Option(20, "--limit", "-n"),
+    limit: int = Option(20, "--limit", "-n"),
     as_json: bool = _JSON,
 ) -> None:
     """A memory file's kept versions (the last 20), newest first."""
@@ -55,4 +47,4 @@ def versions(
     for v in kept:
         who = f"  session {v.session_id}" if v.session_id else ""
         first = v.content.split("\n", 1)[0]
-        typer.echo(f"v{v.version}  {v.created_at[:19]}Z{who}  {v.path}  {first[:60]}")
+        echo(f"v{v.version}  {v.created_at[:19]}Z{who}  {v.path}  {first[:60]}")

@@ -1,14 +1,11 @@
 """``sessions-graph recall "QUERY"``: a user's past turns, memories and entities, best first.
 
 Scripts and the MCP server call recall often, so ``sessions_graph.__main__``
-dispatches ``sessions-graph recall`` here before typer loads: typer costs
-~36 ms to import and then builds a pydantic validator for every option it
-parses (~56 ms more), together more than recall's own work. This module
-therefore imports nothing heavier than argparse (typer only inside
-``register``, which the typer application calls). The options are parsed
-once, here; the typer command ``register`` adds (listed by ``sessions-graph
---help``, reached by ``sessions-graph --db PATH recall``) hands its
-arguments to the same parser.
+dispatches ``sessions-graph recall`` here before anything else of the CLI
+loads. This module imports nothing heavier than argparse. The options are
+parsed once, here; ``command`` (listed by ``sessions-graph --help``, reached
+by ``sessions-graph --db PATH recall``) hands its arguments to the same
+parser.
 
 Errors are one line on stderr: usage errors exit 2, bad values (a date, a
 scope, a limit out of range) and store errors exit 1.
@@ -23,8 +20,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import argparse
 
-    import typer
-
 PROG = "sessions-graph recall"
 SUMMARY = "Recall past turns, memories and entities for a question, best first."
 
@@ -34,8 +29,6 @@ class UsageError(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    # Imported here: the typer application imports this module to list the
-    # command, and should not pay for argparse.
     import argparse
 
     class Parser(argparse.ArgumentParser):
@@ -170,21 +163,9 @@ def _fail(message: str, code: int) -> int:
     return code
 
 
-def register(app: typer.Typer) -> None:
-    """Add ``recall`` to the typer application, handing its arguments to ``main``."""
-    import typer
+def command(args: list[str]) -> None:
+    """``sessions-graph [--db PATH] recall ARGS`` reached through the CLI's
+    parser rather than ``__main__``: the same ``main``, with ``--db``."""
+    from sessions_graph.cli.common import Exit, options
 
-    def recall(ctx: typer.Context) -> None:
-        from sessions_graph.cli.common import options
-
-        raise typer.Exit(main(list(ctx.args), db=options.get("db")))
-
-    # typer reads the annotation to pass the context; as a string it would be
-    # looked up among this module's globals, where typer is not imported.
-    recall.__annotations__["ctx"] = typer.Context
-    app.command(
-        "recall",
-        help=SUMMARY,
-        context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-        add_help_option=False,
-    )(recall)
+    raise Exit(main(args, db=options.get("db")))

@@ -15,15 +15,16 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import typer
-
 from sessions_graph.cli.common import (
+    Exit,
     db_option,
+    echo,
     emit_json,
     fail,
     open_graph,
     owned_session,
 )
+from sessions_graph.cli.params import Option
 from sessions_graph.errors import ReconciliationNotConfiguredError
 from sessions_graph.validation import (
     MAX_CONCURRENCY,
@@ -36,16 +37,8 @@ if TYPE_CHECKING:
     from sessions_graph.graph import SessionsGraph
     from sessions_graph.reconcile.summary import ReconciliationSummary
 
-_JSON = typer.Option(False, "--json", help="Machine-readable output.")
+_JSON = Option(False, "--json", help="Machine-readable output.")
 _OK = {"reconciled", "pending"}  # pending: reconciled, but new content arrived meanwhile
-
-
-def register(app: typer.Typer) -> None:
-    """Add this module's commands to the application."""
-    app.command("reconcile")(reconcile)
-    app.command("entities")(entities)
-    app.command("forget")(forget)
-    app.command("demo")(demo)
 
 
 def _run(coro: Any) -> Any:
@@ -79,7 +72,7 @@ def _uses_llm(graph: SessionsGraph, extractor: str | None) -> bool:
     if choice == "local" and (extractor or graph.settings.extractor) == "auto":
         note = llm.fallback_note(graph.settings)
         if note:
-            typer.echo(note, err=True)
+            echo(note, err=True)
     return choice == "llm"
 
 
@@ -121,10 +114,10 @@ def _sweep(
     """Run the sweep with a progress bar on a terminal, lines otherwise; a
     line only for a session ``own`` accepts."""
     if as_json or not sys.stdout.isatty():
-        echo: Callable[[ReconciliationSummary], None] | None = (
-            None if as_json else lambda s: typer.echo(_line(s)) if own(s) else None
+        report: Callable[[ReconciliationSummary], None] | None = (
+            None if as_json else lambda s: echo(_line(s)) if own(s) else None
         )
-        return _run(graph.reconcile_pending(llm_model_func=llm_func, on_result=echo, **options))
+        return _run(graph.reconcile_pending(llm_model_func=llm_func, on_result=report, **options))
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     with Progress(
@@ -151,13 +144,13 @@ def _sweep(
 
 
 def reconcile(
-    session: str = typer.Option(None, "--session", "-s", help="Reconcile this session now."),
-    pending: bool = typer.Option(False, "--pending", help="Sweep waiting sessions, oldest first."),
-    limit: int = typer.Option(
+    session: str = Option(None, "--session", "-s", help="Reconcile this session now."),
+    pending: bool = Option(False, "--pending", help="Sweep waiting sessions, oldest first."),
+    limit: int = Option(
         50, "--limit", "-n", min=1, max=MAX_LIMIT, help="At most this many sessions a sweep."
     ),
-    retry_failed: bool = typer.Option(False, "--retry-failed", help="Sweep failed ones too."),
-    concurrency: int = typer.Option(
+    retry_failed: bool = Option(False, "--retry-failed", help="Sweep failed ones too."),
+    concurrency: int = Option(
         None,
         "--concurrency",
         "-c",
@@ -165,17 +158,17 @@ def reconcile(
         max=MAX_CONCURRENCY,
         help="LLM calls at once (default: llm_concurrency).",
     ),
-    workspace: str = typer.Option(
+    workspace: str = Option(
         None, "--workspace", help="Entity workspace (default: entity_workspace)."
     ),
-    lease: float = typer.Option(
+    lease: float = Option(
         300.0,
         "--lease",
         min=MIN_LEASE_SECONDS,
         max=MAX_LEASE_SECONDS,
         help="Claim lease in seconds; a killed run's sessions wait this long.",
     ),
-    extractor: str = typer.Option(
+    extractor: str = Option(
         None,
         "--extractor",
         help="llm (LightRAG) or local (no LLM) for this run (default: the extractor setting).",
@@ -204,7 +197,7 @@ def reconcile(
             if as_json:
                 emit_json(summary.model_dump())
             else:
-                typer.echo(_line(summary))
+                echo(_line(summary))
         else:
             # The sweep works through every user's queue; what it shows of a
             # session is the acting user's own, and of the others totals only.
@@ -221,20 +214,20 @@ def reconcile(
                 mine = [s.model_dump() for s in summaries if own(s)]
                 emit_json({"user_id": user_id, "sessions": mine, "totals": totals})
             elif not summaries:
-                typer.echo("nothing to reconcile")
+                echo("nothing to reconcile")
             else:
-                typer.echo(
+                echo(
                     f"all users: {totals['sessions']} sessions swept, {totals['reconciled']}"
                     f" reconciled, {totals['failed']} failed, llm_calls={totals['llm_calls']}"
                     f" chunks_extracted={totals['chunks_extracted']}"
                 )
     if any(s.status not in _OK for s in summaries):
-        raise typer.Exit(1)
+        raise Exit(1)
 
 
 def entities(
-    session: str = typer.Option(..., "--session", "-s", help="The session."),
-    user: str = typer.Option(None, "--user", "-u", help="Its owner (default: the configured one)."),
+    session: str = Option(..., "--session", "-s", help="The session."),
+    user: str = Option(None, "--user", "-u", help="Its owner (default: the configured one)."),
     as_json: bool = _JSON,
 ) -> None:
     """Entities a session mentions, described from its own text only."""
@@ -248,14 +241,14 @@ def entities(
         return
     for e in found:
         description = " ".join((e.description or "").split())
-        typer.echo(f"{e.name}  ({e.entity_type or '?'}, {e.mentions}x)  {description}")
+        echo(f"{e.name}  ({e.entity_type or '?'}, {e.mentions}x)  {description}")
 
 
 def forget(
-    session: str = typer.Option(
+    session: str = Option(
         None, "--session", "-s", help="Delete this session (of the configured user)."
     ),
-    user: str = typer.Option(None, "--user", "-u", help="Delete this user and all they own."),
+    user: str = Option(None, "--user", "-u", help="Delete this user and all they own."),
     as_json: bool = _JSON,
 ) -> None:
     """Delete a session or a user, and every chunk and entity only they produced."""
@@ -270,7 +263,7 @@ def forget(
     if as_json:
         emit_json(counts)
     else:
-        typer.echo("deleted: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+        echo("deleted: " + ", ".join(f"{v} {k}" for k, v in counts.items()))
 
 
 def _demo_data() -> dict[str, Any]:
@@ -279,7 +272,7 @@ def _demo_data() -> dict[str, Any]:
 
 
 def demo(
-    db: str = typer.Option(
+    db: str = Option(
         None, "--db", help="Database file to keep (default: a temporary one).", metavar="PATH"
     ),
 ) -> None:
@@ -301,33 +294,33 @@ def demo(
             # A temporary file is gone when the demo ends: its path would
             # only send the reader looking for it.
             where = str(path) if db else "a temporary database (keep one with --db PATH)"
-            typer.echo(f"recorded session {data['session_id']} in {where}")
+            echo(f"recorded session {data['session_id']} in {where}")
             note = llm.fallback_note(graph.settings)
             try:
                 llm_func = None if note else llm.resolve(graph.settings)
             except ReconciliationNotConfiguredError:
                 llm_func = None  # the local extractor: no key, no network
-                typer.echo("no LLM configured: reconciling with the local extractor")
+                echo("no LLM configured: reconciling with the local extractor")
             if note:  # a key set, the reconcile extra not installed
-                typer.echo(note, err=True)
+                echo(note, err=True)
             summary = graph.reconcile_session_sync(data["session_id"], llm_model_func=llm_func)
-            typer.echo(_line(summary))
+            echo(_line(summary))
             found = graph.session_entities(data["session_id"])
             for e in found:
-                typer.echo(f"  entity: {e.name} ({e.entity_type}, {e.mentions}x)")
+                echo(f"  entity: {e.name} ({e.entity_type}, {e.mentions}x)")
             if found:
                 files = [e for e in found if e.entity_type == "file"] or found
                 name = max(files, key=lambda e: e.mentions).name
                 mentioning = graph.entity_sessions(name, user_id=data["user_id"])
-                typer.echo(
+                echo(
                     f"sessions mentioning {name!r}: " + ", ".join(s.session_id for s in mentioning)
                 )
             from sessions_graph.redact import redact
 
             query = data["search"]
-            typer.echo(f"memory search {query!r}:")
+            echo(f"memory search {query!r}:")
             for m in graph.search_memories(data["user_id"], query):
-                typer.echo(f"  {redact(m.content)}")  # stored as written
+                echo(f"  {redact(m.content)}  # stored as written")
 
 
 def _record_demo(graph: SessionsGraph, data: dict[str, Any]) -> None:

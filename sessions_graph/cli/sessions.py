@@ -9,34 +9,33 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-import typer
-
-from sessions_graph.cli.common import cli_settings, emit_json, fail, open_graph, say_nothing_stored
+from sessions_graph.cli.common import (
+    cli_settings,
+    echo,
+    emit_json,
+    fail,
+    open_graph,
+    say_nothing_stored,
+)
+from sessions_graph.cli.params import Argument, Option
 from sessions_graph.validation import MAX_LIMIT
 
-_USER = typer.Option(None, "--user", "-u", help="User id (default: the configured user_id).")
-_JSON = typer.Option(False, "--json", help="Machine-readable output.")
+_USER = Option(None, "--user", "-u", help="User id (default: the configured user_id).")
+_JSON = Option(False, "--json", help="Machine-readable output.")
 #: The viewer's port unless --port says otherwise: fixed, so a bookmark
 #: keeps working, and outside the ranges other local servers favour.
 DEFAULT_UI_PORT = 8787
 
 
-def register(app: typer.Typer) -> None:
-    """Add this module's commands to the application."""
-    app.command("sessions")(sessions)
-    app.command("show")(show)
-    app.command("ui")(ui)
-
-
 def sessions(
-    project: str = typer.Option(None, "--project", "-p", help="Only this project (its key)."),
-    since: str = typer.Option(
+    project: str = Option(None, "--project", "-p", help="Only this project (its key)."),
+    since: str = Option(
         None, "--since", help="Only sessions started since: a date, an ISO time, or 7d."
     ),
-    entity: str = typer.Option(
+    entity: str = Option(
         None, "--entity", "-e", help="Only sessions that mention this entity (any case)."
     ),
-    limit: int = typer.Option(20, "--limit", "-n", min=1, max=MAX_LIMIT),
+    limit: int = Option(20, "--limit", "-n", min=1, max=MAX_LIMIT),
     user: str = _USER,
     as_json: bool = _JSON,
 ) -> None:
@@ -60,11 +59,11 @@ def sessions(
         emit_json(rows)
         return
     if not rows:
-        typer.echo(_nothing_found(project, since, entity))
+        echo(_nothing_found(project, since, entity))
         return
     # The id first, as before filters were added: scripts take the first word.
     for r in rows:
-        typer.echo(
+        echo(
             f"{r['session_id']}  {(r['started_at'] or '')[:16].replace('T', ' ')}"
             f"  {r['project'] or '-'}  {r['client'] or '?'}  {r['exchanges']} exchanges"
             f"  {r['status'] or '-'}  {r['goal']}"
@@ -83,8 +82,8 @@ def _nothing_found(project: str | None, since: str | None, entity: str | None) -
 
 
 def show(
-    session_id: str = typer.Argument(..., help="The session's id."),
-    offset: int = typer.Option(0, "--offset", min=0, help="First action shown (long sessions)."),
+    session_id: str = Argument(..., help="The session's id."),
+    offset: int = Option(0, "--offset", min=0, help="First action shown (long sessions)."),
     user: str = _USER,
     as_json: bool = _JSON,
 ) -> None:
@@ -104,7 +103,7 @@ def show(
         emit_json(detail)
         return
     for line in views.show_lines(detail):
-        typer.echo(line)
+        echo(line)
 
 
 def health_lines(info: dict[str, Any]) -> list[str]:
@@ -114,11 +113,13 @@ def health_lines(info: dict[str, Any]) -> list[str]:
         hooks = "; ".join(f"{h['scope']} {h['file']}" for h in c["hooks"]) or "not installed"
         mcp = "; ".join(c["mcp"]) or "not registered"
         lines.append(f"{c['client'] + ':':<15} hooks: {hooks}; mcp: {mcp}")
-        last = c.get("last_session")
-        if last:
-            lines.append(f"{'':<15} last session {last['session_id']} at {str(last['at'])[:19]}")
+        hook = c.get("last_hook")
+        lines.append(f"{'':<15} last hook: " + (_hook_line(hook) if hook else "none yet"))
     spool = info["spool"]
     lines.append(f"{'spool:':<15} {spool['waiting']} waiting, {spool['rejected']} rejected")
+    if info.get("last_hook_unknown_client"):
+        hook = _hook_line(info["last_hook_unknown_client"])
+        lines.append(f"{'unknown client:':<15} last hook: {hook}")
     if info["last_hook_error"]:
         lines.append(f"{'last hook error:':<15} {info['last_hook_error']}")
     if info["pending_sessions"] is not None:
@@ -135,8 +136,12 @@ def health_lines(info: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _hook_line(hook: dict[str, Any]) -> str:
+    return f"{hook['event']} at {hook['at'].replace('T', ' ').rstrip('Z')} UTC: {hook['outcome']}"
+
+
 def ui(
-    port: int = typer.Option(
+    port: int = Option(
         DEFAULT_UI_PORT, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0: any free one)."
     ),
     user: str = _USER,
@@ -167,7 +172,7 @@ def ui(
     bound = sock.getsockname()[1]
     token = secrets.token_urlsafe(24)
     app = create_app(settings, user_id, token)
-    typer.echo(f"sessions-graph viewer for {user_id}: http://127.0.0.1:{bound}/?token={token}")
-    typer.echo("(Ctrl-C stops it)")
+    echo(f"sessions-graph viewer for {user_id}: http://127.0.0.1:{bound}/?token={token}")
+    echo("(Ctrl-C stops it)")
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     uvicorn.Server(config).run(sockets=[sock])

@@ -498,6 +498,16 @@ class Engine(ABC):
         """This user's sessions whose chunks mention the entity ``name`` (matched
         case-insensitively, any workspace), newest first."""
 
+    @abstractmethod
+    def user_entity_mentions(self, user_id: str, session_ids: Sequence[str]) -> list[Record]:
+        """The entities the given sessions of this user mention, in one read:
+        one row per (``session_id``, ``name``), any workspace, with
+        ``entity_type`` (the first type a mention gave, in chunk-hash order)
+        and ``mentions`` (how many of the session's chunks mention it, each
+        chunk once per workspace, as ``session_mentions`` counts), ordered by
+        session then name. Another user's session among ``session_ids``
+        gives nothing, nor does a memory not of this user."""
+
     # -- recall: the turn index and the lanes' reads (sessions_graph.recall) ----
     # Narrow reads for the recall lanes; ranking across lanes happens in the
     # recall layer. ``terms`` are tuples of index tokens (see

@@ -36,6 +36,7 @@ import sys
 import threading
 import time
 import warnings
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sessions_graph.errors import MemoryValidationError, StoreBusyError
@@ -155,13 +156,22 @@ def run(
     started: float | None = None,
 ) -> str | None:
     """Record one event; return the hook output to print (context), if any."""
+    from sessions_graph.hooks import health
+
+    payload: Any = None
     try:
         payload = _read_payload(argv)
         event, session_id = validate(payload)
     except (PayloadError, MemoryValidationError) as exc:
         log_line(settings.log_path, "ERROR", f"hook payload rejected: {exc}", stderr=True)
+        event = payload.get("hook_event_name") if isinstance(payload, dict) else None
+        note = health.client_of(payload), str(event or "?"), "rejected (bad payload)"
+        health.record(Path(settings.state_dir), *note)
         return None
     from sessions_graph.hooks.spool import spool_payload
+
+    def noted(outcome: str) -> None:
+        health.record(Path(settings.state_dir), health.client_of(payload), event, outcome)
 
     if settings_problem is not None:
         # No user_id is recorded: the corrected settings decide whose it is.
@@ -173,14 +183,20 @@ def run(
             f" {settings_problem}"
         )
         log_line(settings.log_path, "ERROR", message, stderr=True)
+        noted("spooled (settings unusable)")
         return None
     try:
-        return _store(payload, settings, time.monotonic() if started is None else started)
+        context, outcome = _store(
+            payload, settings, time.monotonic() if started is None else started
+        )
+        noted(outcome)
+        return context
     except StoreBusyError as exc:
         # Locked past the budget by other writers: not an outage. The event
         # waits its turn in the spool and a background replay, which may wait
         # as long as a batch job can, applies it; the agent is not told.
         _queue_behind(payload, settings, f"store busy ({exc})")
+        noted("spooled (store busy)")
     except Exception as exc:
         fault = is_store_fault(exc)
         # A store fault may pass: spool for replay. Anything else would fail
@@ -193,10 +209,13 @@ def run(
         where = f"spooled as {kept.name}" if fault else f"kept as rejected/{kept.name}"
         message = f"{event} session={session_id}: {what} ({reason}); {where}"
         log_line(settings.log_path, "WARN" if fault else "ERROR", message, stderr=True)
+        noted("spooled (store unavailable)" if fault else "rejected (kept aside)")
     return None
 
 
-def _store(payload: dict[str, Any], settings: Settings, started: float) -> str | None:
+def _store(payload: dict[str, Any], settings: Settings, started: float) -> tuple[str | None, str]:
+    """Record the event; (the hook output to print, if any; what came of it,
+    for ``hooks.health``)."""
     from sessions_graph.graph import SessionsGraph, open_engine
     from sessions_graph.hooks.replay import replay_spool
     from sessions_graph.hooks.spool import spool_is_empty
@@ -214,7 +233,7 @@ def _store(payload: dict[str, Any], settings: Settings, started: float) -> str |
             replay_spool(graph, settings, deadline=deadline)
             if not spool_is_empty(settings):
                 _queue_behind(payload, settings, "queued behind earlier spooled events")
-                return None
+                return None, "spooled (behind earlier events)"
         backlog = transcript_backlog(graph, payload)
         if backlog > HOOK_IMPORT_BYTES:
             # Importing it would take seconds: the background replay does,
@@ -222,7 +241,7 @@ def _store(payload: dict[str, Any], settings: Settings, started: float) -> str |
             # empty), so the transcript is still read in order.
             why = f"transcript backlog of {backlog} bytes, more than a hook imports"
             _queue_behind(payload, settings, why)
-            return None
+            return None, "spooled (transcript backlog, imported in the background)"
         outcome = handle_payload(graph, settings, payload, settings.user_id)
         context, look_up = _context(graph, settings, payload, outcome, started)
     finally:
@@ -233,7 +252,12 @@ def _store(payload: dict[str, Any], settings: Settings, started: float) -> str |
     for n, warning in enumerate(outcome.warnings):
         log_line(settings.log_path, "WARN", f"{outcome.summary()}: {warning}", stderr=n == 0)
     log_line(settings.log_path, "INFO", outcome.summary())
-    return context
+    result = f"stored {outcome.added} actions"
+    if context is not None:
+        from sessions_graph.hooks.inject import CHARS_PER_TOKEN
+
+        result += f", injected ~{-(-len(context) // CHARS_PER_TOKEN)} tokens"
+    return context, result
 
 
 def _context(

@@ -16,7 +16,6 @@ import contextlib
 import json
 import math
 import os
-import time
 from collections import Counter
 from collections.abc import Mapping
 from datetime import datetime, timedelta, timezone
@@ -40,8 +39,6 @@ ACTIONS_PAGE = 200
 GRAPH_SESSIONS = 150
 #: Most entities drawn in the graph (the most mentioned).
 GRAPH_ENTITIES = 40
-#: Seconds the entity graph may spend reading sessions' entities.
-GRAPH_BUDGET = 0.15
 
 
 class NotFound(MemoryValidationError):
@@ -432,32 +429,26 @@ def entity_graph(
     *,
     sessions: int = GRAPH_SESSIONS,
     most: int = GRAPH_ENTITIES,
-    budget: float = GRAPH_BUDGET,
 ) -> dict[str, Any]:
-    """The entities of the user's newest ``sessions`` sessions (fewer when
-    reading them takes longer than ``budget`` seconds), the ``most``
+    """The entities of the user's newest ``sessions`` sessions, the ``most``
     mentioned, with an edge between two that the same session mentions
     (weight: how many sessions), laid out for an SVG drawing."""
     recent = graph.recent_sessions(user_id, limit=sessions, preview_chars=1)
     mentions: Counter[str] = Counter()
     session_count: Counter[str] = Counter()
     types: dict[str, str | None] = {}
+    rows_of: dict[str, list[dict[str, Any]]] = {row["session_id"]: [] for row in recent}
+    # One read for all of them (a read per session took seconds at 150).
+    for row in graph.user_entity_mentions(user_id, list(rows_of)):
+        rows_of[row["session_id"]].append(row)
     per_session: list[set[str]] = []
-    # One read per session (the façade has no read of many sessions' entities
-    # at once): newest first, and only as many as fit the page's time budget.
-    deadline = time.perf_counter() + budget
-    read = 0
-    for row in recent:
-        if read and time.perf_counter() > deadline:
-            break
-        read += 1
-        names = set()
-        for e in graph.session_entities(row["session_id"]):
-            mentions[e.name] += e.mentions
-            session_count[e.name] += 1
-            types.setdefault(e.name, e.entity_type)
-            names.add(e.name)
-        per_session.append(names)
+    for rows in rows_of.values():  # newest session first: its type wins
+        for row in rows:
+            mentions[row["name"]] += row["mentions"]
+            session_count[row["name"]] += 1
+            types.setdefault(row["name"], row["entity_type"])
+        per_session.append({row["name"] for row in rows})
+    read = len(per_session)
     kept = [name for name, _ in mentions.most_common(most)]
     keep = set(kept)
     pairs: Counter[tuple[str, str]] = Counter()
@@ -546,8 +537,9 @@ def layout(
 # -- health (what `status` adds) ------------------------------------------------------------
 def health(graph: SessionsGraph | None, settings: Settings, user_id: str) -> dict[str, Any]:
     """Whether capture works for the user, and what to do when it does not:
-    which agents have our hooks and MCP server (and where), the last session
-    each agent recorded, the spool, sessions waiting or failed, tokens
+    which agents have our hooks and MCP server (and where), each agent's last
+    hook event and what came of it (``hooks.health``), the last session each
+    agent recorded, the spool, sessions waiting or failed, tokens
     injected today, and a list of problems, each one line with its fix."""
     clients = [_client_install(name) for name in ("claude-code", "codex")]
     problems: list[str] = []
@@ -574,11 +566,17 @@ def health(graph: SessionsGraph | None, settings: Settings, user_id: str) -> dic
             f"{spool['rejected']} hook events were rejected (see {spool['dir']}/rejected and"
             f" {settings.log_path}): fix or delete them"
         )
+    from sessions_graph.hooks.health import last_events
+
+    last_hooks = last_events(Path(settings.state_dir))
+    for c in clients:
+        c["last_hook"] = last_hooks.get(c["client"])
     last_error = _last_log_error(settings.log_path)
     info: dict[str, Any] = {
         "clients": clients,
         "spool": spool,
         "last_hook_error": last_error,
+        "last_hook_unknown_client": last_hooks.get("unknown"),
         "pending_sessions": None,
         "failed_sessions": None,
         "tokens_injected_today": None,

@@ -343,6 +343,11 @@ class Reconcile:
         rows = self._read("reconcile/entity_sessions", name_key=name.casefold(), user_id=user_id)
         return [_session_record(r) for r in rows]
 
+    def user_entity_mentions(self, user_id: str, session_ids: Sequence[str]) -> list[Record]:
+        return self._read(
+            "reconcile/user_entity_mentions", user_id=user_id, session_ids=list(session_ids)
+        )
+
 
 def extraction_mark(workspace: str, extractor: str) -> str:
     """The entry of ``Chunk.extracted_in`` that says ``extractor`` extracted the

@@ -324,15 +324,57 @@ class Reconcile:
         return [dict(r) for r in rows]
 
     def entity_sessions(self, name: str, user_id: str) -> list[Record]:
+        # The sessions that mention the name are found once (entity -> its
+        # mentions' chunks -> the actions and memories holding them), then
+        # joined to this user's sessions: a test per session of the user
+        # (a correlated EXISTS) took seconds once an entity was common.
         rows = self._read(
-            f"SELECT {', '.join('s.' + c for c in _SESSION_COLUMNS.split(', '))}"
-            " FROM sessions s WHERE s.user_id = ? AND EXISTS ("
-            "   SELECT 1 FROM entities e JOIN mentions m ON m.entity_id = e.entity_id"
-            "   JOIN unit_chunks uc ON uc.chunk_hash = m.chunk_hash"
-            "   LEFT JOIN actions a ON uc.unit_kind = 'action' AND a.action_id = uc.unit_id"
-            "   LEFT JOIN memories mm ON uc.unit_kind = 'memory' AND mm.memory_id = uc.unit_id"
-            "   WHERE e.name_key = ? AND coalesce(a.session_id, mm.session_id) = s.session_id)"
+            "WITH hits(session_id) AS ("
+            "   SELECT a.session_id FROM entities e"
+            "   JOIN mentions m ON m.entity_id = e.entity_id"
+            "   JOIN unit_chunks uc ON uc.chunk_hash = m.chunk_hash AND uc.unit_kind = 'action'"
+            "   JOIN actions a ON a.action_id = uc.unit_id"
+            "   WHERE e.name_key = :name_key"
+            "   UNION"
+            "   SELECT mm.session_id FROM entities e"
+            "   JOIN mentions m ON m.entity_id = e.entity_id"
+            "   JOIN unit_chunks uc ON uc.chunk_hash = m.chunk_hash AND uc.unit_kind = 'memory'"
+            "   JOIN memories mm ON mm.memory_id = uc.unit_id"
+            "   WHERE e.name_key = :name_key AND mm.session_id IS NOT NULL)"
+            f" SELECT {', '.join('s.' + c for c in _SESSION_COLUMNS.split(', '))}"
+            " FROM hits JOIN sessions s ON s.session_id = hits.session_id"
+            " WHERE s.user_id = :user_id"
             " ORDER BY coalesce(s.ended_at, s.started_at) DESC, s.session_id DESC",
-            (user_id, name.casefold()),
+            {"name_key": name.casefold(), "user_id": user_id},
         )
         return [_session_record(r) for r in rows]
+
+    def user_entity_mentions(self, user_id: str, session_ids: Sequence[str]) -> list[Record]:
+        # Each session's chunks once (as session_mentions reads them), only of
+        # sessions the user owns, then their mentions grouped by name: the
+        # type is the first one given, in chunk-hash order. CROSS JOIN keeps
+        # SQLite's join order: from the asked sessions to their chunks, rather
+        # than through every chunk of the store.
+        rows = self._read(
+            "WITH chunks(session_id, hash) AS ("
+            "   SELECT s.session_id, uc.chunk_hash FROM json_each(:ids) j"
+            "   CROSS JOIN sessions s ON s.session_id = j.value AND s.user_id = :user_id"
+            "   CROSS JOIN actions a ON a.session_id = s.session_id"
+            "   CROSS JOIN unit_chunks uc ON uc.unit_kind = 'action' AND uc.unit_id = a.action_id"
+            "   UNION"
+            "   SELECT s.session_id, uc.chunk_hash FROM json_each(:ids) j"
+            "   CROSS JOIN sessions s ON s.session_id = j.value AND s.user_id = :user_id"
+            "   CROSS JOIN memories mm ON mm.session_id = s.session_id AND mm.user_id = s.user_id"
+            "   CROSS JOIN unit_chunks uc"
+            "   ON uc.unit_kind = 'memory' AND uc.unit_id = mm.memory_id),"
+            " hits AS ("
+            "   SELECT c.session_id, e.name, first_value(m.entity_type) OVER ("
+            "     PARTITION BY c.session_id, e.name"
+            "     ORDER BY m.entity_type IS NULL, m.chunk_hash, e.workspace) AS entity_type"
+            "   FROM chunks c JOIN mentions m ON m.chunk_hash = c.hash"
+            "   JOIN entities e ON e.entity_id = m.entity_id)"
+            " SELECT session_id, name, max(entity_type) AS entity_type, count(*) AS mentions"
+            " FROM hits GROUP BY session_id, name ORDER BY session_id, name",
+            {"user_id": user_id, "ids": json.dumps(list(session_ids))},
+        )
+        return [dict(r) for r in rows]

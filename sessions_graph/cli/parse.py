@@ -1,0 +1,166 @@
+"""Parse a command line without typer, or leave it to typer.
+
+Typer 0.29 imports pydantic and, building the application, makes a pydantic
+validator for every option of every command: 130-170 ms of CPU before any
+command runs, 15-20 times the interpreter's own start-up, for commands that
+then take a few milliseconds. So a command line is first parsed here, with
+argparse from the same declarations (``cli.params``) the typer application
+is built from, importing only the invoked command's module.
+
+This parser only ever accepts: whatever it does not accept as it stands
+(``--help``, a usage error, a value out of range, no command, shell
+completion, a parameter type it does not know) raises ``Defer``, and the
+typer application handles the command line as it always did, with its help
+and its messages. So typer stays the CLI's reference behaviour, and this is
+a fast path that agrees with it on every command line it takes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from importlib import import_module
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from sessions_graph.cli.commands import COMMANDS, Command
+from sessions_graph.cli.params import Param
+
+if TYPE_CHECKING:
+    import argparse
+
+
+class Defer(Exception):
+    """The typer application should handle this command line."""
+
+
+def _integer(text: str) -> int:
+    # Plain digits only: any other spelling typer may read differently.
+    if not re.fullmatch(r"-?[0-9]+", text):
+        raise ValueError(text)
+    return int(text)
+
+
+def _number(text: str) -> float:
+    if not re.fullmatch(r"-?[0-9]+(\.[0-9]+)?", text):
+        raise ValueError(text)
+    return float(text)
+
+
+#: The annotations a command may use, as written (``from __future__ import
+#: annotations`` keeps them strings), and how a value of each is read.
+_TYPES: dict[str, Callable[[str], Any]] = {
+    "str": str,
+    "int": _integer,
+    "float": _number,
+    "Path": Path,
+}
+
+
+def find(words: list[str]) -> tuple[Command, int]:
+    """The command ``words`` start with, and how many words name it."""
+    for command in COMMANDS:
+        n = len(command.words)
+        if tuple(words[:n]) == command.words:
+            return command, n
+    raise Defer  # no command, a bare group, an unknown word
+
+
+def function(command: Command) -> Callable[..., Any]:
+    """The command's function (importing its module only)."""
+    module, name = command.target.split(":")
+    return getattr(import_module(f"sessions_graph.cli.{module}"), name)  # type: ignore[no-any-return]
+
+
+def parameters(func: Callable[..., Any]) -> dict[str, tuple[Param, str]]:
+    """Each parameter of a command function: its declaration and annotation.
+
+    Read from the function's code and defaults rather than ``inspect``,
+    whose import alone costs more than a short command's work."""
+    code = func.__code__  # type: ignore[attr-defined]
+    names = code.co_varnames[: code.co_argcount]
+    defaults = func.__defaults__ or ()  # type: ignore[attr-defined]
+    if len(defaults) != len(names) or code.co_kwonlyargcount:
+        raise Defer
+    annotations = func.__annotations__
+    return {n: (d, annotations.get(n, "")) for n, d in zip(names, defaults, strict=True)}
+
+
+def parse(argv: list[str]) -> tuple[Callable[..., Any], dict[str, Any], str | None]:
+    """(the command's function, its arguments, the global ``--db``) for
+    ``argv``, or ``Defer``."""
+    if "_SESSIONS_GRAPH_COMPLETE" in os.environ:
+        raise Defer  # shell completion is typer's
+    db, rest = _global_options(argv)
+    command, n = find(rest)
+    func, rest = function(command), rest[n:]
+    if command.passthrough:
+        if "--help" in rest and not command.own_help:
+            raise Defer
+        return func, {"args": rest}, db
+    return func, _arguments(func, rest), db
+
+
+def _global_options(argv: list[str]) -> tuple[str | None, list[str]]:
+    """``--db PATH`` (the application's one option) and the words after it."""
+    db = None
+    rest = list(argv)
+    while rest and rest[0].startswith("-"):
+        flag = rest.pop(0)
+        if flag.startswith("--db="):
+            db = flag.removeprefix("--db=")
+        elif flag == "--db" and rest:
+            db = rest.pop(0)
+        else:
+            raise Defer
+    return db, rest
+
+
+def _arguments(func: Callable[..., Any], words: list[str]) -> dict[str, Any]:
+    parser = _parser()
+    for name, (param, annotation) in parameters(func).items():
+        if not isinstance(param, Param):
+            raise Defer
+        _add(parser, name, param, annotation)
+    values = vars(parser.parse_args(words))
+    for name, (param, _) in parameters(func).items():
+        value = values[name]
+        low, high = param.min, param.max
+        if value is not None and (
+            (low is not None and value < low) or (high is not None and value > high)
+        ):
+            raise Defer  # typer says what the range is
+    return values
+
+
+def _parser() -> argparse.ArgumentParser:
+    import argparse
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> Any:
+            raise Defer(message)
+
+    return Parser(add_help=False, allow_abbrev=False)
+
+
+def _add(parser: argparse.ArgumentParser, name: str, param: Param, annotation: str) -> None:
+    """Declare ``param`` to argparse as typer declares it to click."""
+    if annotation == "bool" and not param.argument and param.default is False:
+        parser.add_argument(*param.decls, dest=name, action="store_true")
+        return
+    if annotation == "list[str]" and param.argument:
+        parser.add_argument(name, nargs="*", default=param.default)
+        return
+    kind = _TYPES.get(annotation)
+    if kind is None:
+        raise Defer
+    if param.argument:
+        nargs = None if param.required else "?"
+        default = None if param.required else param.default
+        parser.add_argument(name, type=kind, nargs=nargs, default=default)
+    else:
+        default = None if param.required else param.default
+        parser.add_argument(
+            *param.decls, dest=name, type=kind, default=default, required=param.required
+        )
