@@ -66,6 +66,10 @@ HOSTILE: dict[str, list[str]] = {
     "extractor": ["local", "llm", "auto"],
     "inject_session_start_tokens": ["0", "4000"],
     "inject_prompt_tokens": ["600"],
+    "session_cache_ttl_s": ["0", "86400"],
+    "feedback_alpha": ["0.3", "1"],
+    "feedback_influence": ["0", "0.25"],
+    "implicit_feedback": ["false", "true"],
 }
 _TEXT = [
     "a\nb",
@@ -110,6 +114,10 @@ def test_every_setting_round_trips_through_the_config_file(tmp_path: Path) -> No
         ("auto_reconcile", "maybe", "true or false"),
         ("llm_model", "\udcff", "UTF-8"),
         ("extractor", "spacy", "auto, llm, local"),
+        ("feedback_influence", "1.5", "from 0 to 1"),
+        ("feedback_influence", "nan", "from 0 to 1"),
+        ("feedback_alpha", "a lot", "a number"),
+        ("session_cache_ttl_s", "-1", "from 0"),
     ],
 )
 def test_bad_values_are_refused_before_writing(

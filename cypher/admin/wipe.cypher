@@ -1,4 +1,5 @@
 // Test fixture only: every node of our labels, with its relationships.
 MATCH (n)
 WHERE n:User OR n:Memory OR n:Session OR n:Action OR n:Chunk OR n:Entity OR n:SessionsGraphSchema
+   OR n:Interaction OR n:FeedbackWeight
 DETACH DELETE n

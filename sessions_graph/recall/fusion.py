@@ -46,20 +46,27 @@ def fuse(
     lanes: Mapping[str, Sequence[tuple[str, Record]]],
     limit: int,
     session_of: Callable[[Record], str | None] = lambda r: r.get("session_id"),
+    boost: Mapping[str, float] | None = None,
 ) -> list[Record]:
     """The ``limit`` best items over all lanes; each lane is a ranked list of
     (key, item). An item is the first record any lane gave for its key, with
-    ``score`` set to its fused score and ``lanes`` to the lanes that found it
-    (in ``LANE_WEIGHTS`` order)."""
+    ``key`` set to that key, ``score`` to its fused score (times its
+    ``boost``, the feedback factor, when one is given) and ``lanes`` to the
+    lanes that found it (in ``LANE_WEIGHTS`` order)."""
     items: dict[str, Record] = {}
     scores: dict[str, float] = {}
     found: dict[str, list[str]] = {}
+    if limit < 1:
+        return []
     for lane, ranked in lanes.items():
         weight = LANE_WEIGHTS.get(lane, 1.0)
         for rank, (key, item) in enumerate(ranked, start=1):
             items.setdefault(key, item)
             scores[key] = scores.get(key, 0.0) + weight / (RRF_K + rank)
             found.setdefault(key, []).append(lane)
+    for key, factor in (boost or {}).items():
+        if key in scores:
+            scores[key] *= factor
     order = sorted(items, key=lambda k: (scores[k], items[k].get("timestamp") or ""), reverse=True)
     # Greedy selection with the session decay: take items best first; one
     # whose session has filled its share is put back with its decayed score
@@ -89,6 +96,7 @@ def fuse(
     return [
         {
             **items[key],
+            "key": key,
             "score": round(scores[key], 6),
             "lanes": sorted(
                 found[key],

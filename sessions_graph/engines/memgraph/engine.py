@@ -4,7 +4,8 @@ server's release, the lifecycle (setup, drop, status) and the mapping of
 driver errors to the package's own.
 
 What each part of the interface does lives in a concern module (``memories``,
-``sessions``, ``memory_files``, ``reconcile``, ``recall``, ``forget``), as a
+``sessions``, ``memory_files``, ``reconcile``, ``recall``, ``interactions``,
+``forget``), as a
 mixin that reaches the plumbing here through ``self``; the design notes head
 the package (``__init__``)."""
 
@@ -24,6 +25,7 @@ from sessions_graph.cypher import load, render, statements
 from sessions_graph.engines import memgraph_server as server
 from sessions_graph.engines.base import Engine, Record
 from sessions_graph.engines.memgraph.forget import Forget
+from sessions_graph.engines.memgraph.interactions import Interactions
 from sessions_graph.engines.memgraph.memories import Memories
 from sessions_graph.engines.memgraph.memory_files import MemoryFiles
 from sessions_graph.engines.memgraph.recall import Recall
@@ -150,7 +152,9 @@ def redact_uri(uri: str) -> str:
     return f"{scheme}://{user}@{rest}" if user else bare
 
 
-class MemgraphEngine(Memories, Sessions, MemoryFiles, Reconcile, Recall, Forget, Engine):
+class MemgraphEngine(
+    Memories, Sessions, MemoryFiles, Reconcile, Recall, Interactions, Forget, Engine
+):
     """Sessions-graph on a Memgraph server (>= 3.6) reached over Bolt."""
 
     name = "memgraph"
@@ -319,6 +323,8 @@ class MemgraphEngine(Memories, Sessions, MemoryFiles, Reconcile, Recall, Forget,
         # chunks, such as a LightRAG document's, stay).
         for row in self._read("admin/users"):
             self.forget_user(row["user_id"])
+        # Interactions and weights of users who never recorded a session.
+        self._write(lambda tx: _rows(tx, "interaction/drop_all"))
         for statement in statements("schema/drop"):
             self._ddl(statement, _DOES_NOT_EXIST)
         self._write(lambda tx: _rows(tx, "schema/delete_version"))

@@ -19,8 +19,9 @@ from sessions_graph.errors import StoreError, StoreUnavailableError
 #: 3: memory files, unique per user and path.
 #: 4: turn documents hold speaker and asks; 5: and tells_time (``setup``
 #: rewrites older ones). 6: each action's origin (``setup`` classifies older
-#: ones, ``Sessions._mark_origins``).
-SCHEMA_VERSION = 6
+#: ones, ``Sessions._mark_origins``). 7: interactions and feedback weights
+#: (their constraints and indexes).
+SCHEMA_VERSION = 7
 
 #: What a schema statement's error says when the object is already there /
 #: already gone. Memgraph 3.6.2, 3.11 and main report an existing or missing

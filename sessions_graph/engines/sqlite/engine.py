@@ -18,6 +18,7 @@ from typing import Any
 
 from sessions_graph.engines.base import Engine, Record
 from sessions_graph.engines.sqlite.forget import Forget
+from sessions_graph.engines.sqlite.interactions import Interactions
 from sessions_graph.engines.sqlite.memories import Memories
 from sessions_graph.engines.sqlite.memory_files import MemoryFiles
 from sessions_graph.engines.sqlite.recall import Recall
@@ -36,7 +37,9 @@ DEADLINE_GRACE_MS = 100
 JOURNAL_SIZE_LIMIT = 4 * 1024 * 1024
 
 
-class SQLiteEngine(Memories, Sessions, MemoryFiles, Reconcile, Recall, Forget, Engine):
+class SQLiteEngine(
+    Memories, Sessions, MemoryFiles, Reconcile, Recall, Interactions, Forget, Engine
+):
     """The embedded engine over the SQLite file at ``path``."""
 
     name = "embedded"
