@@ -28,6 +28,7 @@ TOOLS = {
     "get_session",
     "session_entities",
     "delete_memory",
+    "feedback",
 }
 
 
@@ -40,6 +41,8 @@ def _server(tmp_path: Path, db: Path, user: str = "alice") -> StdioServerParamet
         "XDG_DATA_HOME": str(tmp_path / "data"),
         "PYTHONDONTWRITEBYTECODE": "1",
     }
+    if os.environ.get("PYTHONPATH"):  # a source tree tested ahead of the installed one
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     return StdioServerParameters(command=SCRIPT, args=["mcp"], env=env)
 
 

@@ -96,6 +96,13 @@ def status(
         typer.echo(f"user_id:        {info['user_id']}")
         for name, count in info.get("counts", {}).items():
             typer.echo(f"{name + ':':<15} {count}")
+        for row in info.get("interactions", []):
+            share = "-" if row["used_share"] is None else f"{row['used_share']:.0%}"
+            typer.echo(
+                f"interactions:   session {row['session_id']}: {row['interactions']} asked,"
+                f" {row['answered']} answered, {row['rated']} rated, used {share}"
+                f" of {row['items']} items given"
+            )
     from sessions_graph.cli.sessions import health_lines
 
     for line in health_lines(info["health"]):
@@ -114,6 +121,7 @@ def _register_commands() -> None:
         config,
         history,
         hooks,
+        interactions,
         mcp,
         memory,
         memory_files,
@@ -122,7 +130,18 @@ def _register_commands() -> None:
         sessions,
     )
 
-    modules = (memory, config, hooks, reconcile, history, recall, mcp, memory_files, sessions)
+    modules = (
+        memory,
+        config,
+        hooks,
+        reconcile,
+        history,
+        recall,
+        mcp,
+        memory_files,
+        sessions,
+        interactions,
+    )
     for module in modules:
         module.register(app)
 

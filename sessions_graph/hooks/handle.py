@@ -11,6 +11,7 @@ Which events do what (Claude Code names; Codex hooks use the same ones):
 * ``UserPromptSubmit`` without a transcript: record the prompt itself (see
   ``prompt_action``);
 * ``Stop`` / ``SubagentStop`` / ``PreCompact``: mark the session pending;
+  a ``Stop`` also answers the session's interactions with the turn's reply;
 * ``SessionEnd``: end the session (pending), and start a background
   reconcile if ``auto_reconcile`` is set;
 * a Codex ``notify`` payload (``type: agent-turn-complete``): record the
@@ -151,6 +152,10 @@ def handle_payload(graph: SessionsGraph, settings: Settings, payload: Any, user_
             _record(graph, session_id, [action], user_id, outcome)
     if event in TURN_END_EVENTS:
         graph.mark_pending(session_id)
+        if event == "Stop":
+            from sessions_graph.hooks.interactions import record_turn_answer
+
+            record_turn_answer(graph, session_id, user_id)  # the turn's reply answers its prompt
     elif event == "SessionEnd":
         graph.record_session_end(session_id)
         if settings.auto_reconcile:

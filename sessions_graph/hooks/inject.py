@@ -84,7 +84,14 @@ def context_for(
     event = payload.get("hook_event_name")
     if event == "SessionStart":
         budget = settings.inject_session_start_tokens
-        return session_start_context(graph, payload, user_id, budget) if budget > 0 else None
+        if budget <= 0:
+            return None
+        from sessions_graph.hooks.interactions import resumed_context
+
+        # After a compaction or a resume: the session's own story first.
+        return resumed_context(graph, payload, user_id, budget) or session_start_context(
+            graph, payload, user_id, budget
+        )
     if event == "UserPromptSubmit":
         budget = settings.inject_prompt_tokens
         return prompt_context(graph, payload, user_id, budget) if budget > 0 else None
@@ -250,6 +257,7 @@ def prompt_context(
         limit=PROMPT_HITS,
         session_id=payload.get("session_id"),
         scope=["turns", "memories"],
+        feedback_influence=graph.settings.feedback_influence,
     )
     current = payload.get("session_id")
     hits = []
@@ -271,7 +279,7 @@ def prompt_context(
         hits.append({**hit, "text": " | ".join(lines)})
     if not hits:
         return None
-    return _fit(
+    context = _fit(
         budget_tokens,
         [
             (
@@ -282,6 +290,11 @@ def prompt_context(
         kind="relevant-past",
         steps=_PROMPT_QUOTE_STEPS,
     )
+    if context is not None:
+        from sessions_graph.hooks.interactions import record_prompt_interaction
+
+        record_prompt_interaction(graph, payload, user_id, hits, context)
+    return context
 
 
 def _line_key(line: str) -> str:
