@@ -6,6 +6,7 @@ limits, query syntax, timestamps); engines only store and fetch.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -31,7 +32,14 @@ from sessions_graph.validation import (
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from sessions_graph.models import Action, EntityMention, Memory, RecallResult, Session
+    from sessions_graph.models import (
+        Action,
+        EntityMention,
+        Interaction,
+        Memory,
+        RecallResult,
+        Session,
+    )
     from sessions_graph.reconcile.extraction import LLMFunc
     from sessions_graph.reconcile.summary import ReconciliationSummary
 
@@ -137,6 +145,7 @@ class SessionsGraph:
                 # Context handed to the user's agents: today's (UTC) and per session.
                 today = utcnow()[:10] + "T00:00:00Z"
                 info["injected"] = self.injection_stats(user_id, today)
+                info["interactions"] = self.interaction_usage(user_id)
         return info
 
     # -- memories ----------------------------------------------------------
@@ -537,20 +546,30 @@ class SessionsGraph:
         *,
         limit: int = 10,
         session_id: str | None = None,
-        scope: str | Sequence[str] = "all",
+        scope: str | Sequence[str] = "auto",
         since: datetime | str | None = None,
         until: datetime | str | None = None,
         project: str | None = None,
+        source: str = "recall",
     ) -> RecallResult:
         """A user's past turns, memories and entities for a free-text question,
         best first (``sessions_graph.recall`` does the work).
 
         ``query`` is searched as words, never as query syntax. ``scope``:
-        "all", "turns", "memories", "entities", or a list of them; the asking
-        ``session_id``'s own turns are left out unless the scope also names
-        "session" (which alone means: only them). ``since`` / ``until``
-        (datetime or ISO 8601) bound when things happened; ``project`` is a
-        project key or a working directory (its subdirectories included).
+        "auto" (the default), "all", "turns", "memories", "entities",
+        "interactions", or a list of them; the asking ``session_id``'s own
+        turns are left out unless the scope also names "session" (which
+        alone means: only them). "auto" is session-first: with a
+        ``session_id``, that session's interactions that match the question
+        come first, then what "all" finds. ``since`` / ``until`` (datetime or
+        ISO 8601) bound when things happened; ``project`` is a project key or
+        a working directory (its subdirectories included).
+
+        The user's feedback weights bend the ranking by the
+        ``feedback_influence`` setting. With a ``session_id`` the recall is
+        recorded as an Interaction (its ``interaction_id`` is on the result;
+        ``source`` says who asked: "recall" or "mcp"), which
+        ``record_answer`` and ``feedback`` take.
         """
         from sessions_graph.recall.core import recall
 
@@ -564,7 +583,12 @@ class SessionsGraph:
             since=since,
             until=until,
             project=project,
+            feedback_influence=self.settings.feedback_influence,
         )
+        if session_id is not None:
+            result["interaction_id"] = self.record_interaction(
+                user_id, session_id, query, result["hits"], source=source
+            )
         return _models().RecallResult(**result)
 
     # -- the injection ledger ------------------------------------------------
@@ -639,6 +663,161 @@ class SessionsGraph:
             "session_median": statistics.median(per_session) if per_session else 0,
             "session_max": per_session[-1] if per_session else 0,
         }
+
+    # -- interactions and feedback --------------------------------------------
+    def record_interaction(
+        self,
+        user_id: str,
+        session_id: str,
+        question: str,
+        hits: Sequence[Mapping[str, Any]],
+        *,
+        source: str,
+        seq_from: int | None = None,
+    ) -> str:
+        """Record an Interaction: ``question`` asked in ``session_id`` and the
+        ``hits`` given with it (recall's hit dicts; those with a feedback key
+        become its context items). Kept ``session_cache_ttl_s`` seconds.
+        ``seq_from``: the session's action count when it was asked (where
+        the hook looks for the reply). Returns its id. No models: the hook
+        calls it."""
+        from sessions_graph.interactions import MAX_QUESTION_CHARS, SOURCES, context_items
+
+        check_id(user_id, "user_id")
+        check_id(session_id, "session_id")
+        if source not in SOURCES:
+            raise MemoryValidationError(f"source must be one of {', '.join(SOURCES)}")
+        if not isinstance(question, str) or not question.strip():
+            raise MemoryValidationError("an interaction's question is a non-empty string")
+        now = utcnow()
+        ttl = self.settings.session_cache_ttl_s
+        row = {
+            "interaction_id": os.urandom(16).hex(),
+            "user_id": user_id,
+            "session_id": session_id,
+            "source": source,
+            "created_at": now,
+            "expires_at": _after(now, ttl) if ttl > 0 else None,
+            # Stored like an action's text: redacted, valid UTF-8, cut.
+            "question": _stored_text(question, MAX_QUESTION_CHARS),
+            "context": [
+                {**item, "text": _stored_text(item["text"], len(item["text"]))}
+                for item in context_items(hits)
+            ],
+            "answer": None,
+            "feedback": None,
+            "seq_from": seq_from,
+        }
+        self.engine.save_interaction(row)
+        return row["interaction_id"]
+
+    def record_answer(
+        self, interaction_id: str, answer: str, *, user_id: str, tool_inputs: str = ""
+    ) -> Interaction | None:
+        """The answer given to an interaction's question (an application's
+        reply after ``recall(..., session_id=S)``). Each context item is
+        marked ``used`` when the answer, or ``tool_inputs`` (what the tools
+        that produced it were given), carries one of its distinctive tokens
+        that the question did not; with ``implicit_feedback`` a used item's
+        weight moves as a good rating would. None if the user has no live
+        interaction of that id."""
+        row = self.answer_interaction(
+            interaction_id, answer, user_id=user_id, tool_inputs=tool_inputs
+        )
+        return _models().Interaction(**row) if row else None
+
+    def answer_interaction(
+        self, interaction_id: str, answer: str, *, user_id: str, tool_inputs: str = ""
+    ) -> dict[str, Any] | None:
+        """``record_answer`` as a plain record (the hook path, without models)."""
+        from sessions_graph.interactions import MAX_ANSWER_CHARS, mark_used
+
+        check_id(interaction_id, "interaction_id")
+        check_id(user_id, "user_id")
+        for name, text in (("answer", answer), ("tool_inputs", tool_inputs)):
+            if not isinstance(text, str):
+                raise MemoryValidationError(f"{name} must be a string")
+        now = utcnow()
+        row = self.engine.get_interaction(interaction_id, user_id, now)
+        if row is None:
+            return None
+        stored = _stored_text(answer, MAX_ANSWER_CHARS)
+        context = mark_used(row["context"], row["question"], f"{answer}\n{tool_inputs}")
+        if not self.engine.answer_interaction(interaction_id, user_id, stored, now, context):
+            return None
+        if self.settings.implicit_feedback:
+            used = [item["key"] for item in context if item["used"]]
+            if used:
+                self.engine.nudge_weights(user_id, used, 1.0, self.settings.feedback_alpha, now)
+        return {**row, "answer": stored, "answered_at": now, "context": context}
+
+    def interactions(
+        self, user_id: str, session_id: str | None = None, limit: int = 50
+    ) -> list[Interaction]:
+        """The user's live interactions, newest first: of ``session_id`` when
+        given, else of every session. Expired ones are never returned."""
+        check_id(user_id, "user_id")
+        check_optional_id(session_id, "session_id")
+        rows = self.engine.list_interactions(user_id, session_id, utcnow(), check_limit(limit))
+        return [_models().Interaction(**r) for r in rows]
+
+    def feedback(self, user_id: str, interaction_id: str, score: int) -> Interaction:
+        """Rate an interaction's answer: ``score`` an integer from 1 (wrong) to
+        5 (helped). Each element of its context (turn, memory, entity) gets
+        the user's weight moved towards ``(score - 1) / 4`` by the EMA
+        ``w <- clip(w + alpha * (target - w), 0, 1)`` (``feedback_alpha``;
+        0.5 before any rating), which recall blends into its ranking. Weights
+        are the user's own. Anything but such a score, or an interaction the
+        user does not have (live), is a ``MemoryValidationError`` and
+        changes nothing."""
+        from sessions_graph.interactions import MAX_SCORE, MIN_SCORE
+
+        check_id(user_id, "user_id")
+        check_id(interaction_id, "interaction_id")
+        if (
+            isinstance(score, bool)
+            or not isinstance(score, int)
+            or not (MIN_SCORE <= score <= MAX_SCORE)
+        ):
+            raise MemoryValidationError(
+                f"feedback is an integer score from {MIN_SCORE} to {MAX_SCORE}, not {score!r}"
+            )
+        now = utcnow()
+        row = self.engine.get_interaction(interaction_id, user_id, now)
+        keys = [item["key"] for item in row["context"]] if row else []
+        if row is None or not self.engine.rate_interaction(
+            interaction_id, user_id, score, keys, self.settings.feedback_alpha, now
+        ):
+            raise MemoryValidationError(
+                f"interaction {interaction_id!r} not found for user {user_id!r} (or expired)"
+            )
+        return _models().Interaction(**{**row, "feedback": score})
+
+    def feedback_weights(self, user_id: str, keys: Sequence[str]) -> dict[str, float]:
+        """The user's feedback weight of each element key
+        (``turn:<action_id>``, ``memory:<memory_id>``, ``entity:<name>``):
+        0.5 for one never rated."""
+        from sessions_graph.interactions import NEUTRAL_WEIGHT
+
+        check_id(user_id, "user_id")
+        stored = self.engine.feedback_weights(user_id, list(keys))
+        return {k: stored.get(k, NEUTRAL_WEIGHT) for k in keys}
+
+    def expire_interactions(self) -> int:
+        """Delete the interactions past their time (the cron sweep calls it);
+        the weights their ratings taught stay. Returns how many went."""
+        return self.engine.expire_interactions(utcnow())
+
+    def interaction_usage(self, user_id: str, limit: int = 5) -> list[dict[str, Any]]:
+        """Per session of the user's live interactions (most recent first):
+        how many were asked, answered and rated, and of the answered ones'
+        context items how many the answer used, with ``used_share`` (None
+        before any answer)."""
+        check_id(user_id, "user_id")
+        rows = self.engine.interaction_usage(user_id, utcnow(), check_limit(limit))
+        for row in rows:
+            row["used_share"] = round(row["used"] / row["items"], 3) if row["items"] else None
+        return rows
 
     def forget_session(self, session_id: str) -> dict[str, int]:
         """Delete a session and everything only it produced."""
@@ -806,6 +985,23 @@ def _action_row(action: Mapping[str, Any]) -> dict[str, Any]:
         # None: the engine reads it from what the action is (``provenance``).
         "origin": origin,
     }
+
+
+def _stored_text(text: str, limit: int) -> str:
+    """Text kept with an interaction: cut, its secrets redacted, valid UTF-8."""
+    return without_surrogates(redact_counted(text[:limit])[0])
+
+
+def _after(moment: str, seconds: int) -> str:
+    """The timestamp ``seconds`` after ``moment`` (capped at the last one
+    the format holds)."""
+    from datetime import timedelta
+
+    try:
+        later = datetime.fromisoformat(moment) + timedelta(seconds=seconds)
+    except OverflowError:
+        return "9999-12-31T23:59:59.999999+00:00"
+    return later.isoformat(timespec="microseconds")
 
 
 def _valid_utf8(text: str | None) -> str | None:

@@ -78,7 +78,8 @@ class EntityMention(_Record):
 
 
 class RecallHit(_Record):
-    """One thing recall found: a past turn, a memory or an entity."""
+    """One thing recall found: an interaction of the asking session, a past
+    turn, a memory or an entity."""
 
     kind: str
     #: The fused score: higher is better; comparable within one result only.
@@ -103,6 +104,11 @@ class RecallHit(_Record):
     exchange: list[str] | None = None
     #: Other sessions where the same text was found: one hit for all of them.
     also_in: list[str] | None = None
+    #: The interaction this hit is (kind "interaction": a question asked in
+    #: the asking session, with its answer).
+    interaction_id: str | None = None
+    #: The user's feedback weight of this element (0-1; 0.5 if never rated).
+    feedback_weight: float = 0.5
 
 
 class RecallResult(_Record):
@@ -111,6 +117,9 @@ class RecallResult(_Record):
     user_id: str
     query: str
     hits: list[RecallHit]
+    #: The Interaction this recall recorded (None when no session was given):
+    #: pass it to ``record_answer`` and ``feedback``.
+    interaction_id: str | None = None
 
     def render(self, max_tokens: int = 1500) -> str:
         """The hits as text an agent can read: dated, attributed to their
@@ -121,3 +130,38 @@ class RecallResult(_Record):
 
     def to_json(self) -> str:
         return self.model_dump_json(exclude_none=True)
+
+
+class InteractionItem(_Record):
+    """One context item given with an interaction's question."""
+
+    #: The element's key: ``turn:<action_id>``, ``memory:<memory_id>``,
+    #: ``entity:<casefolded name>``; its feedback weight is kept under it.
+    key: str
+    kind: str
+    id: str
+    text: str = ""
+    #: Whether the answer used it (carries one of its distinctive tokens the
+    #: question did not); None until the answer is recorded.
+    used: bool | None = None
+
+
+class Interaction(_Record):
+    """One question asked within a session, with the context given, the
+    answer and the user's rating: the short-term cache, kept for
+    ``session_cache_ttl_s``."""
+
+    interaction_id: str
+    user_id: str
+    session_id: str
+    #: Where it was asked: "prompt" (a prompt the hook injected context for),
+    #: "recall" (``SessionsGraph.recall`` with a session) or "mcp" (the tool).
+    source: str
+    created_at: str
+    expires_at: str | None = None
+    question: str
+    context: list[InteractionItem]
+    answer: str | None = None
+    answered_at: str | None = None
+    #: The user's rating, 1 (wrong) to 5 (helped), if any.
+    feedback: int | None = None

@@ -46,6 +46,16 @@ SCOPING: dict[str, list[str]] = {
         "OPTIONAL MATCH (m:Memory {user_id: $user_id})",
     ],
     "forget/user": ["MATCH (u:User {user_id: $user_id})"],
+    "interaction/answer": ["WHERE i.user_id = $user_id AND"],
+    "interaction/forget_user": ["WHERE i.user_id = $user_id"],
+    "interaction/forget_user_weights": ["WHERE w.user_id = $user_id"],
+    "interaction/get": ["WHERE i.user_id = $user_id AND"],
+    "interaction/list": ["WHERE i.user_id = $user_id"],
+    "interaction/rate": ["WHERE i.user_id = $user_id AND"],
+    "interaction/save": ["user_id: $user_id,"],
+    "interaction/step_weights": ["MERGE (w:FeedbackWeight {user_id: $user_id, element_key: key})"],
+    "interaction/usage": ["WHERE i.user_id = $user_id AND"],
+    "interaction/weights": ["WHERE w.user_id = $user_id"],
     "forget/user_memories": ["WHERE m.user_id = $user_id"],
     "forget/user_sessions": ["WHERE s.user_id = $user_id"],
     "memory/all_of_user": ["WHERE m.user_id = $user_id"],
@@ -254,6 +264,29 @@ def _seed(store: Store, user: str, *, project: str) -> None:
         path="/memories/notes.md",
         versions=[],
     )
+    store.run(
+        "interaction/save",
+        interaction_id=f"i-{user}",
+        user_id=user,
+        session_id=session,
+        source="recall",
+        created_at="2024-05-05T10:00:00Z",
+        expires_at=None,
+        question=f"what about {user}'s zebra?",
+        context=f'[{{"key": "turn:a-{user}-2", "kind": "turn", "id": "a-{user}-2"}}]',
+        answer=None,
+        feedback=None,
+        seq_from=3,
+        items=1,
+    )
+    store.run(
+        "interaction/step_weights",
+        user_id=user,
+        keys=[f"turn:a-{user}-2", "entity:zebra"],
+        target=1.0,
+        alpha=0.3,
+        now="2024-05-05T10:00:00Z",
+    )
     for attach, unit in (
         ("reconcile/attach_action_chunks", f"a-{user}-2"),
         ("reconcile/attach_memory_chunks", f"m-{user}"),
@@ -291,6 +324,7 @@ _SEARCH_TURNS = {
 }
 _FILES = {"user_id": "alice", "path": "/memories", "under": "/memories/"}
 _ALICE = {"user_id": "alice"}
+_NOW = {"now": "2024-06-01T00:00:00Z"}
 
 #: (statement, parameters): run for alice, aimed at bob's data where an id is taken.
 CASES: list[tuple[str, dict[str, Any]]] = [
@@ -298,6 +332,30 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("forget/user", _ALICE),
     ("forget/user_memories", _ALICE),
     ("forget/user_sessions", _ALICE),
+    (
+        "interaction/answer",
+        {
+            **_ALICE,
+            **_NOW,
+            "interaction_id": "i-bob",
+            "answer": "x",
+            "context": "[]",
+            "items": 0,
+            "used": 0,
+        },
+    ),
+    ("interaction/forget_user", _ALICE),
+    ("interaction/forget_user_weights", _ALICE),
+    ("interaction/get", {**_ALICE, **_NOW, "interaction_id": "i-bob"}),
+    ("interaction/list", {**_ALICE, **_NOW, "session_id": None, "limit": 10, "unanswered": False}),
+    ("interaction/rate", {**_ALICE, **_NOW, "interaction_id": "i-bob", "score": 1}),
+    (
+        "interaction/step_weights",
+        # bob holds a weight of entity:zebra too: alice's step must not move it.
+        {**_ALICE, **_NOW, "keys": ["turn:a-alice-2", "entity:zebra"], "target": 0.0, "alpha": 0.3},
+    ),
+    ("interaction/usage", {**_ALICE, **_NOW, "limit": 10}),
+    ("interaction/weights", {**_ALICE, "keys": ["turn:a-alice-2", "turn:a-bob-2", "entity:zebra"]}),
     ("memory/all_of_user", _ALICE),
     ("memory/list_by_user", {**_ALICE, "limit": 100}),
     ("memory/search", {**_ALICE, "query": "zebra", "search_limit": 100}),
@@ -346,7 +404,7 @@ CASES: list[tuple[str, dict[str, Any]]] = [
 
 def test_every_statement_that_can_run_here_is_executed() -> None:
     """Only creation (which writes its own user's id) is left to the table."""
-    left = {"memory/save", "session/ensure", "injection/record"}
+    left = {"memory/save", "session/ensure", "injection/record", "interaction/save"}
     assert set(SCOPING) - {name for name, _ in CASES} == left
 
 

@@ -28,6 +28,7 @@ TOOLS = {
     "get_session",
     "session_entities",
     "delete_memory",
+    "feedback",
 }
 
 

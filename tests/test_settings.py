@@ -67,6 +67,10 @@ HOSTILE: dict[str, list[str]] = {
     "inject_session_start_tokens": ["0", "4000"],
     "inject_prompt_tokens": ["600"],
     "inject_projects": ["this", "labelled", "all"],
+    "session_cache_ttl_s": ["0", "86400"],
+    "feedback_alpha": ["0.3", "1"],
+    "feedback_influence": ["0", "0.25"],
+    "implicit_feedback": ["false", "true"],
 }
 _TEXT = [
     "a\nb",
@@ -112,6 +116,10 @@ def test_every_setting_round_trips_through_the_config_file(tmp_path: Path) -> No
         ("llm_model", "\udcff", "UTF-8"),
         ("extractor", "spacy", "auto, llm, local"),
         ("inject_projects", "others", "this, labelled, all"),
+        ("feedback_influence", "1.5", "from 0 to 1"),
+        ("feedback_influence", "nan", "from 0 to 1"),
+        ("feedback_alpha", "a lot", "a number"),
+        ("session_cache_ttl_s", "-1", "from 0"),
     ],
 )
 def test_bad_values_are_refused_before_writing(

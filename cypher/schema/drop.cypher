@@ -1,6 +1,12 @@
 // Undo schema/setup, statement by statement; absent objects are tolerated.
 DROP TEXT INDEX memory_content_index;
 DROP TEXT INDEX action_recall_index;
+DROP INDEX ON :FeedbackWeight(user_id);
+DROP INDEX ON :FeedbackWeight(element_key);
+DROP INDEX ON :Interaction(expires_at);
+DROP INDEX ON :Interaction(session_id);
+DROP INDEX ON :Interaction(user_id);
+DROP INDEX ON :Interaction(interaction_id);
 DROP INDEX ON :Entity(name_key);
 DROP INDEX ON :Entity;
 DROP INDEX ON :Injection(user_id);
@@ -21,6 +27,8 @@ DROP INDEX ON :Memory(user_id);
 DROP INDEX ON :Memory(memory_id);
 DROP INDEX ON :User(user_id);
 DROP CONSTRAINT ON (n:Injection) ASSERT n.injection_id IS UNIQUE;
+DROP CONSTRAINT ON (n:FeedbackWeight) ASSERT n.user_id, n.element_key IS UNIQUE;
+DROP CONSTRAINT ON (n:Interaction) ASSERT n.interaction_id IS UNIQUE;
 DROP CONSTRAINT ON (n:MemoryFile) ASSERT n.file_key IS UNIQUE;
 DROP CONSTRAINT ON (n:Chunk) ASSERT n.hash IS UNIQUE;
 DROP CONSTRAINT ON (n:Action) ASSERT n.action_id IS UNIQUE;

@@ -66,4 +66,6 @@ COMMANDS = (
     Command(("sessions",), "sessions:sessions"),
     Command(("show",), "sessions:show"),
     Command(("ui",), "sessions:ui"),
+    Command(("interactions",), "interactions:interactions"),
+    Command(("feedback",), "interactions:feedback"),
 )

@@ -39,7 +39,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("query", metavar="QUERY", help="What to recall, in plain words.")
     parser.add_argument("--user", "-u", help="User id (default: the configured user_id).")
     parser.add_argument(
-        "--session", "-s", metavar="ID", help="The asking session: its own turns are left out."
+        "--session",
+        "-s",
+        metavar="ID",
+        help="The asking session: its own turns are left out, its interactions come first,"
+        " and the recall is recorded as one of them (`sessions-graph feedback last SCORE`).",
     )
     parser.add_argument("--since", metavar="DATE", help="Only what happened from DATE (ISO 8601).")
     parser.add_argument("--until", metavar="DATE", help="Only what happened before DATE.")
@@ -51,9 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--scope",
-        default="all",
-        help="all, or a comma-separated list of turns, memories, entities, session"
-        " (the asking session's own turns, left out otherwise).",
+        default="auto",
+        help="auto (all, with the asking session's interactions first), all, or a"
+        " comma-separated list of turns, memories, entities, session (the asking"
+        " session's own turns, left out otherwise), interactions.",
     )
     parser.add_argument("--json", action="store_true", help="Machine-readable output.")
     parser.add_argument(
@@ -121,7 +126,17 @@ def recall_text(args: argparse.Namespace, db: str | None) -> str:
         if settings.engine_name != "embedded":
             quiet_driver_logs()
         with SessionsGraph(settings=settings) as graph:
-            result = recall(graph.engine, user_id, args.query, **options)
+            result = recall(
+                graph.engine,
+                user_id,
+                args.query,
+                feedback_influence=settings.feedback_influence,
+                **options,
+            )
+            if args.session is not None:
+                result["interaction_id"] = graph.record_interaction(
+                    user_id, args.session, args.query, result["hits"], source="recall"
+                )
     if args.json:
         from sessions_graph.recall import to_json
 

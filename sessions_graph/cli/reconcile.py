@@ -188,6 +188,11 @@ def reconcile(
         # Spooled hook events first, whatever happens next: a run that cannot
         # reconcile (no LLM) still leaves every captured event in the store.
         _replay_spool(graph)
+        # The sweep also ends the interactions whose time is up (their
+        # weights stay), whether or not there is anything to reconcile.
+        expired = graph.expire_interactions() if pending else 0
+        if expired and not as_json:
+            echo(f"expired interactions: {expired}")
         if session:
             owned_session(graph, session, graph.settings.user_id)
         llm_func = _llm_or_exit(graph) if _uses_llm(graph, extractor) else None
@@ -212,7 +217,14 @@ def reconcile(
             totals = _totals(summaries)
             if as_json:
                 mine = [s.model_dump() for s in summaries if own(s)]
-                emit_json({"user_id": user_id, "sessions": mine, "totals": totals})
+                emit_json(
+                    {
+                        "user_id": user_id,
+                        "sessions": mine,
+                        "totals": totals,
+                        "expired_interactions": expired,
+                    }
+                )
             elif not summaries:
                 echo("nothing to reconcile")
             else:

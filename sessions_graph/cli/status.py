@@ -68,6 +68,13 @@ def status(
         echo(f"user_id:        {info['user_id']}")
         for name, count in info.get("counts", {}).items():
             echo(f"{name + ':':<15} {count}")
+        for row in info.get("interactions", []):
+            share = "-" if row["used_share"] is None else f"{row['used_share']:.0%}"
+            echo(
+                f"interactions:   session {row['session_id']}: {row['interactions']} asked,"
+                f" {row['answered']} answered, {row['rated']} rated, used {share}"
+                f" of {row['items']} items given"
+            )
         injected = info.get("injected")
         if injected:
             echo(f"injected today: {injected['tokens_since']} tokens (estimated)")

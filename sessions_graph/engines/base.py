@@ -92,8 +92,8 @@ class Engine(ABC):
     The operations are grouped by concern, in the order of each engine
     package's modules, whose names the headings give: ``engine`` (lifecycle),
     ``memories``, ``sessions``, ``memory_files``, ``reconcile``, ``recall``,
-    ``injections``, ``digests``, ``forget``. The twin of an operation on the
-    other engine is in the module of the same name."""
+    ``injections``, ``digests``, ``interactions``, ``forget``. The twin of an
+    operation on the other engine is in the module of the same name."""
 
     #: Short name shown by ``status``: "embedded" or "memgraph".
     name: str
@@ -608,6 +608,87 @@ class Engine(ABC):
         """The digests of those of ``session_ids`` that are ``user_id``'s, in
         any order; another user's session gives nothing."""
 
+    # -- interactions: the short-term cache of a session's exchanges, and the
+    # feedback weights its ratings teach --------------------------------------
+    # An Interaction is one question asked within a session (a prompt the
+    # hook injected context for, a recall with a session id), the context
+    # items given with it, the answer when it arrives and the user's rating.
+    # ``context`` is a list of items ``{key, kind, id, text, used}`` where
+    # ``key`` is recall's element key (``turn:<action_id>``,
+    # ``memory:<memory_id>``, ``entity:<casefolded name>``). Interactions
+    # past ``expires_at`` are never returned; ``expire_interactions``
+    # deletes them. Feedback weights are per (user, element key), in [0, 1];
+    # an element never rated has none (recall reads it as 0.5). Every read
+    # and write names the user: nothing of another user's is returned or
+    # changed.
+
+    @abstractmethod
+    def save_interaction(self, interaction: Record) -> None:
+        """Store a new Interaction (all fields given: ``interaction_id``,
+        ``user_id``, ``session_id``, ``source``, ``created_at``,
+        ``expires_at`` (None: kept), ``question``, ``context``, ``answer``
+        (None), ``feedback`` (None), ``seq_from`` (the session's action count
+        when it was asked, None if unknown))."""
+
+    @abstractmethod
+    def get_interaction(self, interaction_id: str, user_id: str, now: str) -> Record | None:
+        """The user's interaction, or None (unknown, another user's, or expired
+        at ``now``)."""
+
+    @abstractmethod
+    def list_interactions(
+        self, user_id: str, session_id: str | None, now: str, limit: int, unanswered: bool = False
+    ) -> list[Record]:
+        """The user's live interactions, newest first (``created_at``, then
+        ``interaction_id``, descending): of ``session_id`` when given, else of
+        every session; with ``unanswered`` only those without an answer."""
+
+    @abstractmethod
+    def answer_interaction(
+        self, interaction_id: str, user_id: str, answer: str, answered_at: str, context: Any
+    ) -> bool:
+        """Set the answer, ``answered_at`` and the context (its items' ``used``
+        marks) of the user's live interaction; False if there is none."""
+
+    @abstractmethod
+    def rate_interaction(
+        self,
+        interaction_id: str,
+        user_id: str,
+        score: int,
+        keys: Sequence[str],
+        alpha: float,
+        now: str,
+    ) -> bool:
+        """In one transaction: record ``score`` on the user's live interaction
+        and move the user's weight of each element of ``keys`` towards
+        ``(score - 1) / 4`` by the EMA ``w <- clip(w + alpha * (target - w), 0, 1)``
+        (a weight not stored yet starts at 0.5). False, and nothing changed,
+        if the interaction is not the user's or has expired."""
+
+    @abstractmethod
+    def nudge_weights(
+        self, user_id: str, keys: Sequence[str], target: float, alpha: float, now: str
+    ) -> None:
+        """The same EMA step towards ``target`` for the user's ``keys``, without
+        an interaction's rating (implicit feedback: an item the answer used)."""
+
+    @abstractmethod
+    def feedback_weights(self, user_id: str, keys: Sequence[str]) -> dict[str, float]:
+        """The user's stored weights of those of ``keys`` that have one."""
+
+    @abstractmethod
+    def expire_interactions(self, now: str) -> int:
+        """Delete every interaction whose ``expires_at`` is at or before
+        ``now`` (the weights stay); return how many went."""
+
+    @abstractmethod
+    def interaction_usage(self, user_id: str, now: str, limit: int) -> list[Record]:
+        """Per session of the user's live interactions, the most recently asked
+        first: ``session_id``, ``interactions``, ``answered``, ``rated``,
+        ``items`` (context items of answered interactions) and ``used`` (of
+        those, the ones the answer used)."""
+
     # -- forget --------------------------------------------------------------
     # A user's right to be forgotten: everything of a session or a user goes,
     # and what others share (chunks, entities) goes only when nothing else holds it.
@@ -615,12 +696,13 @@ class Engine(ABC):
     @abstractmethod
     def forget_session(self, session_id: str) -> Record:
         """Delete the session, its actions, memories and injection ledger rows,
-        and chunks / entities nothing else references. Returns how many of
-        each were deleted: ``sessions``, ``actions``, ``memories``, ``chunks``,
-        ``entities``, ``injections``."""
+        and chunks / entities nothing else references; also its interactions
+        and the feedback weights of its own actions and memories. Returns how
+        many of each were deleted: ``sessions``, ``actions``, ``memories``,
+        ``chunks``, ``entities``, ``injections``."""
 
     @abstractmethod
     def forget_user(self, user_id: str) -> Record:
         """``forget_session`` for each of the user's sessions, plus the user's
-        memories, every ledger row of theirs and the User itself. Returns the
-        same counts plus ``users``."""
+        memories, every ledger row of theirs, interactions, every feedback
+        weight and the User itself. Returns the same counts plus ``users``."""

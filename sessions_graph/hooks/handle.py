@@ -13,6 +13,7 @@ Which events do what (Claude Code names; Codex hooks use the same ones):
 * ``UserPromptSubmit`` without a transcript: record the prompt itself (see
   ``prompt_action``);
 * ``Stop`` / ``SubagentStop`` / ``PreCompact``: mark the session pending;
+  a ``Stop`` also answers the session's interactions with the turn's reply;
 * ``SessionEnd``: end the session (pending), build its offline digest
   (``sessions_graph.digest``), and start a background reconcile if
   ``auto_reconcile`` is set;
@@ -165,6 +166,10 @@ def handle_payload(graph: SessionsGraph, settings: Settings, payload: Any, user_
             _record(graph, session_id, [action], user_id, outcome)
     if event in TURN_END_EVENTS:
         graph.mark_pending(session_id)
+        if event == "Stop":
+            from sessions_graph.hooks.interactions import record_turn_answer
+
+            record_turn_answer(graph, session_id, user_id)  # the turn's reply answers its prompt
     elif event == "SessionEnd":
         graph.record_session_end(session_id)
         # The offline digest, so that "where you left off" has it next time;

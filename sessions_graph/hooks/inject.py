@@ -111,7 +111,7 @@ def context_for(
     session_id = payload.get("session_id")
     if event == "SessionStart":
         budget = settings.inject_session_start_tokens
-        build = session_start_context
+        build = _start_builder
     elif event == "UserPromptSubmit":
         budget = settings.inject_prompt_tokens
 
@@ -136,6 +136,23 @@ def context_for(
     context, items = found
     graph.record_injection(user_id, session_id, event, items, estimate_tokens(context))
     return context
+
+
+def _start_builder(
+    graph: SessionsGraph,
+    payload: dict[str, Any],
+    user_id: str,
+    budget: int,
+    injected: Collection[str],
+    block: Block,
+) -> tuple[str, list[str]] | None:
+    """After a compaction or a resume, the session's own story so far
+    (``hooks.interactions``); otherwise where the user left off."""
+    from sessions_graph.hooks.interactions import resumed_context
+
+    return resumed_context(graph, payload, user_id, budget, block) or session_start_context(
+        graph, payload, user_id, budget, injected, block
+    )
 
 
 class Block(NamedTuple):
@@ -401,6 +418,7 @@ def prompt_context(
         limit=PROMPT_HITS,
         session_id=payload.get("session_id"),
         scope=["turns", "memories"],
+        feedback_influence=graph.settings.feedback_influence,
     )
     current = payload.get("session_id")
     cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
@@ -443,8 +461,7 @@ def prompt_context(
         hits.append(({**hit, "text": " | ".join(lines), "project": label}, items))
     if not hits:
         return None
-    hits.sort(key=lambda h: h[0]["project"] is not None)  # this project's first, in rank order
-    return _fit(
+    found = _fit(
         budget_tokens,
         [
             (
@@ -456,6 +473,11 @@ def prompt_context(
         steps=_PROMPT_QUOTE_STEPS,
         block=block,
     )
+    if found is not None:
+        from sessions_graph.hooks.interactions import record_prompt_interaction
+
+        record_prompt_interaction(graph, payload, user_id, [h for h, _ in hits], found[0])
+    return found
 
 
 def _not_injected(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from sessions_graph.engines.base import Engine, Record
+from sessions_graph.errors import MemoryValidationError
+from sessions_graph.interactions import NEUTRAL_WEIGHT, blend
 from sessions_graph.recall import fusion, lanes
 from sessions_graph.recall.exchange import Exchanges, text_key
 from sessions_graph.recall.render import ENTITY_CHARS, MEMORY_CHARS, snippet, turn_text
@@ -12,21 +14,42 @@ from sessions_graph.recall.request import Request, check_request
 
 #: Turns shown before and after a matched turn.
 CONTEXT_TURNS = 1
+#: Most of the asking session's interactions placed first (session-first
+#: recall); never more than half the places asked for.
+INTERACTION_HITS = 3
 
 
-def recall(engine: Engine, user_id: str, query: str, **options: Any) -> Record:
+def recall(
+    engine: Engine, user_id: str, query: str, *, feedback_influence: float = 0.0, **options: Any
+) -> Record:
     """A user's past turns, memories and entities for ``query``, best first.
 
     Options as ``SessionsGraph.recall``: ``limit`` (1-100), ``session_id``,
     ``scope``, ``since``, ``until``, ``project``. Returns ``{"user_id",
-    "query", "hits"}``, each hit a dict: ``kind`` ("turn" | "memory" |
-    "entity"), ``score``, ``lanes``, ``session_id``, ``timestamp``, ``text``
-    and per kind ``action_id`` / ``action_type`` / ``exchange`` (the ids of
-    the actions a turn hit shows: its exchange, request first), ``memory_id``,
-    ``entity`` / ``entity_type`` / ``sessions``; ``also_in``: the other
-    sessions where the same text was found (one hit for all of them).
+    "query", "hits"}``, each hit a dict: ``kind`` ("interaction" | "turn" |
+    "memory" | "entity"), ``score``, ``lanes``, ``session_id``,
+    ``timestamp``, ``text``, ``feedback_weight`` and per kind
+    ``interaction_id``, ``action_id`` / ``action_type`` / ``exchange`` (the
+    ids of the actions a turn hit shows: its exchange, request first),
+    ``memory_id``, ``entity`` / ``entity_type`` / ``sessions``; ``also_in``:
+    the other sessions where the same text was found (one hit for all).
+
+    ``feedback_influence`` (0-1) bends the fused ranking by the user's
+    feedback weights (``interactions.blend``); 0 leaves it exactly as it is.
+    With scope ``interactions`` (``auto`` with a session), the asking
+    session's interactions that match the question come first.
     """
+    if (
+        isinstance(feedback_influence, bool)
+        or not isinstance(feedback_influence, (int, float))
+        or not 0.0 <= feedback_influence <= 1.0
+    ):
+        raise MemoryValidationError("feedback_influence must be a number from 0 to 1")
     req = check_request(user_id, query, **options)
+    first: list[Record] = []
+    if "interactions" in req.scope:
+        room = min(INTERACTION_HITS, max(1, req.limit // 2))
+        first = [_interaction(r) for r in lanes.interactions(engine, req)[:room]]
     ranked: dict[str, list[tuple[str, Record]]] = {}
     if {"turns", "session"} & req.scope:
         ranked["keyword"] = [
@@ -41,8 +64,15 @@ def recall(engine: Engine, user_id: str, query: str, **options: Any) -> Record:
         ranked["memories"] = [
             (f"memory:{m['memory_id']}", _memory(m)) for m in lanes.memories(engine, req, req.limit)
         ]
-    fused = fusion.rank({k: v for k, v in ranked.items() if v})
-    exchanges = Exchanges(engine, req.user_id, fused.order, req.limit)
+    ranked = {k: v for k, v in ranked.items() if v}
+    keys = list(dict.fromkeys(key for found in ranked.values() for key, _ in found))
+    weights = engine.feedback_weights(req.user_id, keys) if keys else {}
+    boost = (
+        {k: blend(w, feedback_influence) for k, w in weights.items()} if feedback_influence else {}
+    )
+    fused = fusion.rank(ranked, boost)
+    places = req.limit - len(first)
+    exchanges = Exchanges(engine, req.user_id, fused.order, places)
 
     def group_of(key: str, item: Record) -> list[str]:
         # An exchange is one hit, and so is one text said in several sessions.
@@ -55,9 +85,10 @@ def recall(engine: Engine, user_id: str, query: str, **options: Any) -> Record:
             return []
         return [turn.exchange or key, turn.text_key]
 
-    hits = fusion.select(fused, req.limit, group_of=group_of)
+    hits = fusion.select(fused, places, group_of=group_of)
     words = [" ".join(t) if len(t[0]) > 1 else "".join(t) for t in req.terms]
     for hit in hits:
+        hit["feedback_weight"] = weights.get(hit.pop("key"), NEUTRAL_WEIGHT)
         merged = hit.pop("merged", [])
         others = [item.get("session_id") for _, item in merged]
         also = [s for s in dict.fromkeys(others) if s and s != hit.get("session_id")]
@@ -65,7 +96,24 @@ def recall(engine: Engine, user_id: str, query: str, **options: Any) -> Record:
             hit["also_in"] = also
         if hit["kind"] == "turn":
             _turn_text(hit, exchanges, [item for _, item in merged], words)
-    return {"user_id": req.user_id, "query": req.query, "hits": hits}
+    return {"user_id": req.user_id, "query": req.query, "hits": first + hits}
+
+
+def _interaction(row: Record) -> Record:
+    """An interaction of the asking session as a hit: its question and answer."""
+    text = f"Q: {snippet(row['question'], MEMORY_CHARS // 2)}"
+    if row.get("answer"):
+        text += f"\nA: {snippet(row['answer'], MEMORY_CHARS)}"
+    return {
+        "kind": "interaction",
+        "interaction_id": row["interaction_id"],
+        "session_id": row["session_id"],
+        "timestamp": row["created_at"],
+        "text": text,
+        "score": float(row["matched"]),
+        "lanes": ["interactions"],
+        "feedback_weight": NEUTRAL_WEIGHT,
+    }
 
 
 def _turn_key(action_id: str) -> str:

@@ -55,9 +55,13 @@ class Ranked(NamedTuple):
     found: dict[str, list[str]]
 
 
-def rank(lanes: Mapping[str, Sequence[tuple[str, Record]]]) -> Ranked:
+def rank(
+    lanes: Mapping[str, Sequence[tuple[str, Record]]],
+    boost: Mapping[str, float] | None = None,
+) -> Ranked:
     """Reciprocal rank fusion of the lanes' rankings, each a list of (key,
-    item); an item is the first record any lane gave for its key."""
+    item); an item is the first record any lane gave for its key. A key's
+    ``boost`` (the feedback factor, when one is given) multiplies its score."""
     items: dict[str, Record] = {}
     scores: dict[str, float] = {}
     found: dict[str, list[str]] = {}
@@ -67,6 +71,9 @@ def rank(lanes: Mapping[str, Sequence[tuple[str, Record]]]) -> Ranked:
             items.setdefault(key, item)
             scores[key] = scores.get(key, 0.0) + weight / (RRF_K + position)
             found.setdefault(key, []).append(lane)
+    for key, factor in (boost or {}).items():
+        if key in scores:
+            scores[key] *= factor
     order = sorted(items, key=lambda k: (scores[k], items[k].get("timestamp") or ""), reverse=True)
     return Ranked(order, items, scores, found)
 
@@ -76,9 +83,10 @@ def fuse(
     limit: int,
     session_of: Callable[[Record], str | None] = lambda r: r.get("session_id"),
     group_of: Callable[[str, Record], Sequence[str]] | None = None,
+    boost: Mapping[str, float] | None = None,
 ) -> list[Record]:
     """The ``limit`` best items over all lanes (``rank``, then ``select``)."""
-    return select(rank(lanes), limit, session_of, group_of)
+    return select(rank(lanes, boost), limit, session_of, group_of)
 
 
 def select(
@@ -88,8 +96,8 @@ def select(
     group_of: Callable[[str, Record], Sequence[str]] | None = None,
 ) -> list[Record]:
     """The ``limit`` best of the ranked items, with the session decay; each
-    with ``score`` set to its fused score and ``lanes`` to the lanes that
-    found it (in ``LANE_WEIGHTS`` order).
+    with ``key`` set to its key, ``score`` to its fused score and ``lanes``
+    to the lanes that found it (in ``LANE_WEIGHTS`` order).
 
     ``group_of(key, item)`` names the groups an item belongs to (an
     exchange, a text): an item sharing a group with one already placed takes
@@ -137,6 +145,7 @@ def select(
     return [
         {
             **items[key],
+            "key": key,
             "score": round(scores[key], 6),
             "lanes": _lanes(found[key] + [lane for k in merged[key] for lane in found[k]]),
             **({"merged": [(k, items[k]) for k in merged[key]]} if merged[key] else {}),

@@ -19,6 +19,9 @@
   at most ``ENTITY_UNITS`` per entity) leads to the entity itself and to the
   user's turns whose chunks mention it.
 * ``memories``: the question's words over the user's saved Memories.
+* ``interactions`` (session-first recall, not fused: placed first): the
+  asking session's live interactions whose question or answer holds the
+  question's words, most words first, then the newest.
 
 Each lane is one narrow engine operation; the engines never see the others.
 """
@@ -28,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from sessions_graph.clock import utcnow
 from sessions_graph.engines.base import Engine, Record
 from sessions_graph.index_text import words as text_words
 from sessions_graph.index_text.turns import asks_when
@@ -184,6 +188,30 @@ def memories(engine: Engine, req: Request, limit: int) -> list[Record]:
         if _accepts(filters, unit):
             kept.append(row)
     return kept
+
+
+#: Interactions of the asking session read, at most (newest first): a
+#: session's own exchanges, not its whole past.
+SESSION_INTERACTIONS = 200
+
+
+def interactions(engine: Engine, req: Request) -> list[Record]:
+    """The asking session's interactions that match the question: at least
+    two of its content words (all of them if it has fewer) occur in the
+    interaction's question or answer. Each record gets ``matched``, how
+    many did."""
+    wanted = {w for w in text_words.words(req.query) if len(w) > 1 and w not in STOP_WORDS}
+    if not wanted or req.session_id is None:
+        return []
+    rows = engine.list_interactions(req.user_id, req.session_id, utcnow(), SESSION_INTERACTIONS)
+    found = []
+    for row in rows:
+        said = set(text_words.words(f"{row['question']} {row.get('answer') or ''}"))
+        matched = len(wanted & said)
+        if matched >= min(2, len(wanted)):
+            found.append({**row, "matched": matched})
+    found.sort(key=lambda r: r["matched"], reverse=True)  # stable: newest first among equals
+    return found
 
 
 def _accepts(filters: Record, unit: Record) -> bool:

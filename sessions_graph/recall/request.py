@@ -16,10 +16,16 @@ MAX_QUERY_CHARS = 1000
 #: Most hits one recall returns.
 MAX_LIMIT = 100
 #: What ``scope`` may name. "session" is the asking session's own turns,
-#: which are otherwise left out (the agent asking already has them).
-SCOPES = ("turns", "memories", "entities", "session")
+#: which are otherwise left out (the agent asking already has them);
+#: "interactions" the asking session's interactions (questions asked in it,
+#: with their answers), which come first.
+SCOPES = ("turns", "memories", "entities", "session", "interactions")
 #: ``scope="all"``: everything except the asking session's own turns.
 ALL = ("turns", "memories", "entities")
+#: ``scope="auto"`` (the default): session-first recall, the asking
+#: session's interactions then everything ``all`` finds; ``all`` when no
+#: session is given.
+AUTO = "auto"
 
 
 class Request(NamedTuple):
@@ -81,8 +87,11 @@ def check_request(
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise MemoryValidationError(f"limit must be an integer from 1 to {MAX_LIMIT}")
     scopes = _check_scope(scope)
-    if "session" in scopes and session_id is None:
-        raise MemoryValidationError("scope 'session' needs the asking session_id")
+    if scope == AUTO:
+        scopes = scopes | {"interactions"} if session_id is not None else scopes
+    for needs in ("session", "interactions"):
+        if needs in scopes and session_id is None:
+            raise MemoryValidationError(f"scope {needs!r} needs the asking session_id")
     start, end = to_utc(since, "since"), to_utc(until, "until")
     if start and end and start > end:
         raise MemoryValidationError("since is later than until")
@@ -116,12 +125,12 @@ def check_request(
 def _check_scope(scope: object) -> frozenset[str]:
     names: Sequence[object]
     if isinstance(scope, str):
-        names = ALL if scope == "all" else scope.split(",")
+        names = ALL if scope in ("all", AUTO) else scope.split(",")
     elif isinstance(scope, (list, tuple, set, frozenset)) and scope:
         names = list(scope)
     else:
         raise MemoryValidationError(
-            f"scope must be 'all', one of {', '.join(SCOPES)}, or a list of them"
+            f"scope must be 'auto', 'all', one of {', '.join(SCOPES)}, or a list of them"
         )
     chosen = set()
     for name in names:
@@ -132,6 +141,6 @@ def _check_scope(scope: object) -> frozenset[str]:
             chosen.add(name)
         else:
             raise MemoryValidationError(
-                f"unknown scope {name!r}: use 'all', {', '.join(SCOPES)} or a list of them"
+                f"unknown scope {name!r}: use 'auto', 'all', {', '.join(SCOPES)} or a list of them"
             )
     return frozenset(chosen)

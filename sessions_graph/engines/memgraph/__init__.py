@@ -7,7 +7,7 @@ Imported only when Memgraph is the chosen engine: ``neo4j`` alone costs about
 One class, ``MemgraphEngine`` (``engine``: the driver, transactions and
 retries, the lifecycle), made of one mixin per concern: ``memories``,
 ``sessions``, ``memory_files``, ``reconcile``, ``recall``, ``injections``,
-``digests`` and ``forget``.
+``digests``, ``interactions`` and ``forget``.
 ``schema`` holds the schema statements and version, ``rows`` what several
 concerns share. The Cypher itself is in ``cypher/``, by the same concerns.
 

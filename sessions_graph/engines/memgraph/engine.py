@@ -4,7 +4,8 @@ server's release, the lifecycle (setup, drop, status) and the mapping of
 driver errors to the package's own.
 
 What each part of the interface does lives in a concern module (``memories``,
-``sessions``, ``memory_files``, ``reconcile``, ``recall``, ``forget``), as a
+``sessions``, ``memory_files``, ``reconcile``, ``recall``, ``interactions``,
+``forget``), as a
 mixin that reaches the plumbing here through ``self``; the design notes head
 the package (``__init__``)."""
 
@@ -26,6 +27,7 @@ from sessions_graph.engines.base import Engine, Record
 from sessions_graph.engines.memgraph.digests import Digests
 from sessions_graph.engines.memgraph.forget import Forget
 from sessions_graph.engines.memgraph.injections import Injections
+from sessions_graph.engines.memgraph.interactions import Interactions
 from sessions_graph.engines.memgraph.memories import Memories
 from sessions_graph.engines.memgraph.memory_files import MemoryFiles
 from sessions_graph.engines.memgraph.recall import Recall
@@ -155,7 +157,16 @@ def redact_uri(uri: str) -> str:
 
 
 class MemgraphEngine(
-    Memories, Sessions, MemoryFiles, Reconcile, Recall, Injections, Digests, Forget, Engine
+    Memories,
+    Sessions,
+    MemoryFiles,
+    Reconcile,
+    Recall,
+    Injections,
+    Digests,
+    Interactions,
+    Forget,
+    Engine,
 ):
     """Sessions-graph on a Memgraph server (>= 3.6) reached over Bolt."""
 
@@ -330,6 +341,8 @@ class MemgraphEngine(
         # chunks, such as a LightRAG document's, stay).
         for row in self._read("admin/users"):
             self.forget_user(row["user_id"])
+        # Interactions and weights of users who never recorded a session.
+        self._write(lambda tx: _rows(tx, "interaction/drop_all"))
         for statement in statements("schema/drop"):
             self._ddl(statement, _DOES_NOT_EXIST)
         self._write(lambda tx: _rows(tx, "schema/delete_version"))

@@ -15,6 +15,7 @@ class Forget:
     """Forget a session or a user."""
 
     def _forget_session(self, tx: Any, session_id: str) -> dict[str, int]:
+        self._forget_session_interactions(tx, session_id)  # type: ignore[attr-defined]
         actions = _rows(tx, "forget/session_actions", session_id=session_id)
         memories = _rows(tx, "forget/session_memories", session_id=session_id)
         injections = _count(
@@ -45,6 +46,7 @@ class Forget:
                 for key, value in self._forget_session(tx, row["session_id"]).items():
                     counts[key] += value
             memories = _rows(tx, "forget/user_memories", user_id=user_id)
+            self._forget_user_interactions(tx, user_id)  # type: ignore[attr-defined]
             chunks, entities = self._collect_garbage(
                 tx, [h for r in memories for h in r["chunk_hashes"]]
             )

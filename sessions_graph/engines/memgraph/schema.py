@@ -31,7 +31,8 @@ from sessions_graph.errors import StoreError, StoreUnavailableError
 #: 11: no unique constraint on a workspace's entity_id (LightRAG's ingest
 #: fails on its violations, and a graph with duplicates cannot take it);
 #: ``setup`` drops the one older builds made.
-SCHEMA_VERSION = 11
+#: 12: interactions and feedback weights (their constraints and indexes).
+SCHEMA_VERSION = 12
 
 #: What a schema statement's error says when the object is already there /
 #: already gone. Memgraph 3.6.2, 3.11 and main report an existing or missing

@@ -23,7 +23,8 @@ columns, PRODUCED_MEMORY is ``memories.session_id``, HAS_ACTION is
 One module per concern: ``engine`` holds the connection, transactions and
 lifecycle, ``schema`` the migrations, ``rows`` what several concerns share;
 ``memories``, ``sessions``, ``memory_files``, ``reconcile``, ``recall``,
-``injections``, ``digests`` and ``forget`` are the mixins ``SQLiteEngine`` is made of.
+``injections``, ``digests``, ``interactions`` and ``forget`` are the mixins
+``SQLiteEngine`` is made of.
 """
 
 from sessions_graph.engines.sqlite.engine import SQLiteEngine

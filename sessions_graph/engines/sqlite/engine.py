@@ -20,6 +20,7 @@ from sessions_graph.engines.base import Engine, Record
 from sessions_graph.engines.sqlite.digests import Digests
 from sessions_graph.engines.sqlite.forget import Forget
 from sessions_graph.engines.sqlite.injections import Injections
+from sessions_graph.engines.sqlite.interactions import Interactions
 from sessions_graph.engines.sqlite.memories import Memories
 from sessions_graph.engines.sqlite.memory_files import MemoryFiles
 from sessions_graph.engines.sqlite.recall import Recall
@@ -39,7 +40,16 @@ JOURNAL_SIZE_LIMIT = 4 * 1024 * 1024
 
 
 class SQLiteEngine(
-    Memories, Sessions, MemoryFiles, Reconcile, Recall, Injections, Digests, Forget, Engine
+    Memories,
+    Sessions,
+    MemoryFiles,
+    Reconcile,
+    Recall,
+    Injections,
+    Digests,
+    Interactions,
+    Forget,
+    Engine,
 ):
     """The embedded engine over the SQLite file at ``path``."""
 

@@ -22,6 +22,7 @@ class Forget:
         # The delete triggers drop the units' chunk links, and the collection
         # triggers then take every chunk and entity nothing else references.
         for sid in session_ids:
+            self._forget_session_interactions(conn, sid)  # type: ignore[attr-defined]
             conn.execute("DELETE FROM actions WHERE session_id = ?", (sid,))
             conn.execute("DELETE FROM injections WHERE session_id = ?", (sid,))
             conn.execute("DELETE FROM memories WHERE session_id = ?", (sid,))
@@ -43,6 +44,7 @@ class Forget:
             self._forget_sessions(conn, [r[0] for r in sessions])
             conn.execute("DELETE FROM memories WHERE user_id = ?", (user_id,))
             conn.execute("DELETE FROM injections WHERE user_id = ?", (user_id,))
+            self._forget_user_interactions(conn, user_id)  # type: ignore[attr-defined]
             users = conn.execute("DELETE FROM users WHERE user_id = ?", (user_id,)).rowcount
             after = self._graph_counts(conn)
         return {**{k: before[k] - after[k] for k in before}, "users": users}

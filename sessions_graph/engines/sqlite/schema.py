@@ -358,6 +358,43 @@ MIGRATIONS: list[str] = [
     DELETE FROM turn_docs WHERE session_id IN (
         SELECT DISTINCT session_id FROM actions WHERE sg_has_long_word(text));
     """,
+    # 17: interactions (the short-term cache of a session's exchanges: the
+    # question, the context given with it as JSON, the answer, the rating;
+    # ``items`` / ``used`` count its context items and those the answer
+    # used) and the per-user feedback weights their ratings teach, which
+    # outlive them. Neither references sessions: an application may recall
+    # with a session id it never recorded.
+    """
+    CREATE TABLE interactions (
+        interaction_id TEXT PRIMARY KEY,
+        user_id        TEXT NOT NULL,
+        session_id     TEXT NOT NULL,
+        source         TEXT NOT NULL,
+        created_at     TEXT NOT NULL,
+        expires_at     TEXT,
+        question       TEXT NOT NULL,
+        context        TEXT NOT NULL,
+        answer         TEXT,
+        answered_at    TEXT,
+        feedback       INTEGER,
+        rated_at       TEXT,
+        seq_from       INTEGER,
+        items          INTEGER NOT NULL DEFAULT 0,
+        used           INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX interactions_by_session ON interactions(user_id, session_id, created_at DESC);
+    CREATE INDEX interactions_by_user ON interactions(user_id, created_at DESC);
+    CREATE INDEX interactions_by_expiry ON interactions(expires_at)
+        WHERE expires_at IS NOT NULL;
+    CREATE TABLE feedback_weights (
+        user_id     TEXT NOT NULL,
+        element_key TEXT NOT NULL,
+        weight      REAL NOT NULL,
+        ratings     INTEGER NOT NULL,
+        updated_at  TEXT NOT NULL,
+        PRIMARY KEY (user_id, element_key)
+    ) WITHOUT ROWID;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
