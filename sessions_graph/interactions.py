@@ -69,11 +69,32 @@ def element_key(hit: Record) -> str | None:
 
 
 def context_items(hits: Iterable[Record]) -> list[Record]:
-    """The context items of an interaction, from the hits given with it."""
+    """The context items of an interaction, from the hits given with it. A
+    hit showing an exchange (a request and its reply) gives one item per
+    turn, each with its own line: the answer may use the reply and not the
+    request, and each turn keeps a weight of its own."""
     items = []
     for hit in hits:
         key = element_key(hit)
         if key is None:
+            continue
+        own = [
+            line[2:].strip()
+            for line in (hit.get("text") or "").splitlines()
+            if line.startswith(">>")
+        ]
+        exchange = hit.get("exchange") or []
+        if hit["kind"] == "turn" and exchange and len(own) == len(exchange):
+            items += [
+                {
+                    "key": f"turn:{i}",
+                    "kind": "turn",
+                    "id": i,
+                    "text": line[:ITEM_CHARS],
+                    "used": None,
+                }
+                for i, line in zip(exchange, own, strict=True)
+            ]
             continue
         items.append(
             {

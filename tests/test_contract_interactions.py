@@ -59,7 +59,8 @@ def test_a_recall_with_a_session_is_an_interaction_answered_later(graph: Session
     [recorded] = graph.interactions("alice", "app-1")
     assert recorded.question == "orion cache backend"
     assert recorded.source == "recall"
-    given = [h.action_id for h in result.hits if h.kind == "turn"]
+    # An exchange hit gives one item per turn it shows.
+    given = [a for h in result.hits if h.kind == "turn" for a in h.exchange or [h.action_id]]
     assert [item.id for item in recorded.context] == given
     assert all(item.used is None for item in recorded.context)
     assert recorded.answer is None
@@ -174,16 +175,22 @@ def test_feedback_moves_each_context_weight_by_the_ema(graph: SessionsGraph) -> 
 def test_feedback_changes_the_ranking_only_with_influence(graph: SessionsGraph) -> None:
     history(graph)
     settings(graph, feedback_influence=0.0)
-    before = [h.action_id for h in graph.recall("alice", "orion cache backend").hits]
+
+    def order() -> list[tuple[str, ...]]:
+        # Each hit by the turns it shows (an exchange is one hit).
+        hits = graph.recall("alice", "orion cache backend").hits
+        return [tuple(h.exchange or [h.action_id or ""]) for h in hits]
+
+    before = order()
     loser = before[0]
-    # Rate down an interaction that was given only the best turn.
+    # Rate down an interaction that was given only the best hit.
     for _ in range(5):
         one = graph.recall("alice", "orion cache backend", session_id="s", limit=1, scope="all")
-        assert [h.action_id for h in one.hits] == [loser]
+        assert [tuple(h.exchange or [h.action_id or ""]) for h in one.hits] == [loser]
         graph.feedback("alice", one.interaction_id, 1)
-    assert [h.action_id for h in graph.recall("alice", "orion cache backend").hits] == before
+    assert order() == before
     settings(graph, feedback_influence=0.5)
-    after = [h.action_id for h in graph.recall("alice", "orion cache backend").hits]
+    after = order()
     assert after.index(loser) > before.index(loser)
 
 

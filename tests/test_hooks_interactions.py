@@ -25,7 +25,10 @@ def test_prompt_injection_is_an_interaction_the_reply_answers(tmp_path: Path, db
         tmp_path,
         project,
         "s-cache",
-        [("Which database should the orion cache use?", "SQLite in WAL mode, file cache_v2.db.")],
+        [
+            ("Which database should the orion cache use?", "SQLite in WAL mode, file cache_v2.db."),
+            ("Add a changelog entry", "Added."),
+        ],
     )
     transcript = ClaudeTranscript(tmp_path / "s-now.jsonl", "s-now", str(project))
     start = payload("SessionStart", "s-now", project, transcript.path, source="startup")

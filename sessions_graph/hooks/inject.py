@@ -458,7 +458,10 @@ def prompt_context(
                 continue  # a neighbour of a turn already shown
             shown.update((session, _line_key(line)) for line in lines)
         label = project_name(key) if elsewhere else None
-        hits.append(({**hit, "text": " | ".join(lines), "project": label}, items))
+        shown = {**hit, "text": " | ".join(lines), "project": label}
+        if hit.get("exchange"):  # the turns of it still shown, for the interaction
+            shown["exchange"] = [i.removeprefix("turn:") for i in items]
+        hits.append((shown, items))
     if not hits:
         return None
     found = _fit(
