@@ -257,11 +257,12 @@ class SessionsGraph:
         ``ACTION_TYPES``) and optionally ``text``, ``timestamp``, ``tool_name``,
         ``tool_use_id``, ``is_error``. The text is stored redacted (secrets
         become ``[REDACTED:kind]``) and cut to ``MAX_ACTION_CHARS``; the
-        action's ``redactions`` counts the secrets that went. An ``action_id``
-        already recorded is
-        skipped: in this session (a redelivery), or in another one (an action
-        belongs to the session that recorded it first; a resumed or forked
-        agent session repeats earlier entries). ``record_actions_report`` also
+        action's ``redactions`` counts the secrets that went. Action ids are
+        the user's own: another user's never hold one back. An ``action_id``
+        the user already recorded is skipped: in this session (a
+        redelivery), or in another of theirs (an action belongs to the
+        session that recorded it first; a resumed or forked agent session
+        repeats earlier entries). ``record_actions_report`` also
         counts the latter. ``user_id``, when given, must own the session;
         without it, a known session's owner is used, and an unknown session is
         created for the configured user.
