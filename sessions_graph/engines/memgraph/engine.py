@@ -314,7 +314,10 @@ class MemgraphEngine(
         workspaces = sorted(found | set(self._setup_workspaces))
         create_schema(self._auto, self._ddl, setup_schema(workspaces), setup_retired(workspaces))
         self._workspaces.update(workspaces)
-        # Actions stored before origins were kept get theirs, and lose their
+        # Actions stored before action ids were keyed per user get their keys
+        # (every later step finds actions by key) ...
+        self._key_actions()
+        # ... actions stored before origins were kept get theirs, and lose their
         # documents and chunks when they are not conversation ...
         self._mark_origins()
         # ... and actions stored before the turn index existed get their documents.
