@@ -76,6 +76,12 @@ def not_found_for_user(session_id: str, user_id: str) -> str:
     return f"session {session_id!r} not found for user {user_id!r}"
 
 
+def memory_id_taken(memory_id: str) -> str:
+    """The refusal of a memory saved with a ``memory_id`` in use: it does not
+    say whose memory holds it."""
+    return f"memory_id {memory_id!r} is already in use: choose another id"
+
+
 def action_key(user_id: str, action_id: str) -> str:
     """An Action's key in storage: its User's id and its own. Action ids come
     from the runtime and some are computable (Codex: a hash of the session id
@@ -140,7 +146,10 @@ class Engine(ABC):
         """Store a new Memory (all fields given) and MERGE its User (and Session
         when ``session_id`` is set) with HAS_MEMORY / PRODUCED_MEMORY. A
         memory whose ``project_key`` is None (or missing) takes its session's.
-        Every memory record read back carries ``project_key``."""
+        Every memory record read back carries ``project_key``. A
+        ``memory_id`` already in use (callers may choose it) raises
+        ``MemoryIdTakenError`` and writes nothing, checked in the write
+        transaction (so also ``create_memory_file``)."""
 
     @abstractmethod
     def get_memory(self, memory_id: str, user_id: str | None = None) -> Record | None:
