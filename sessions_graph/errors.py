@@ -15,6 +15,16 @@ class MemoryValidationError(SessionsGraphError, ValueError):
     """A field (an id, a content, a limit) is not acceptable; nothing was written."""
 
 
+class MemoryIdTakenError(MemoryValidationError):
+    """A memory was saved with a ``memory_id`` already in use; nothing was written."""
+
+
+class MemoryFileError(MemoryValidationError):
+    """A memory-file command cannot be done (no such file, the path is taken,
+    a path outside /memories); nothing was written. Its message is written
+    for the model that sent the command."""
+
+
 class InvalidQueryError(SessionsGraphError, ValueError):
     """A search query is not in the supported Tantivy query syntax."""
 

@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING, Any
 
 from sessions_graph.clock import parse_timestamp, utcnow
 from sessions_graph.engines.base import ACTION_TYPES, ActionsAdded, Engine, ImportCursor
-from sessions_graph.errors import ConfigError, MemoryValidationError
+from sessions_graph.errors import ConfigError, MemoryFileError, MemoryValidationError
+from sessions_graph.memory_paths import (
+    KEEP_VERSIONS,
+    ROOT,
+    check_file_text,
+    conflict_message,
+    normalize_path,
+    parents,
+)
 from sessions_graph.provenance import ORIGINS
 from sessions_graph.redact import redact_counted
 from sessions_graph.settings import Settings, load_settings
@@ -155,21 +163,37 @@ class SessionsGraph:
         content: str,
         session_id: str | None = None,
         *,
+        memory_id: str | None = None,
+        path: str | None = None,
         project_key: str | None = None,
     ) -> Memory:
         """Store a new memory for ``user_id`` (linked to ``session_id`` if
         given). It records its project: ``project_key`` if given, else its
         session's; a memory with neither belongs to no project and is shown
-        in every one."""
+        in every one.
+
+        ``memory_id``: the id to store it under (tests and imports choose
+        theirs), else a new UUID; one already in use raises
+        ``MemoryIdTakenError`` and writes nothing. ``path``: the memory is
+        the user's Memory File at that path under ``/memories`` (as the
+        memory tool's ``create``), at version 1; a path taken (or a
+        directory, or under a file) raises ``MemoryFileError``."""
         check_id(user_id, "user_id")
-        check_content(content)
         check_optional_id(session_id, "session_id")
+        check_optional_id(memory_id, "memory_id")
         _check_project_key(project_key)
+        if path is not None:
+            path = normalize_path(path)
+            if path == ROOT:
+                raise MemoryFileError(f"{ROOT} is the memory directory, not a file")
+            check_file_text(content, path)
+        else:
+            check_content(content)
         import uuid  # off the hook path, which never saves a memory
 
         now = utcnow()
         row = {
-            "memory_id": str(uuid.uuid4()),
+            "memory_id": memory_id or str(uuid.uuid4()),
             "user_id": user_id,
             "content": content,
             "session_id": session_id,
@@ -177,7 +201,12 @@ class SessionsGraph:
             "updated_at": now,
             "project_key": _valid_utf8(project_key),
         }
-        self.engine.save_memory(row)
+        if path is None:
+            self.engine.save_memory(row)
+        else:
+            outcome = self.engine.create_memory_file(row, path, parents(path), KEEP_VERSIONS)
+            if outcome != "created":
+                raise MemoryFileError(conflict_message(outcome, path))
         if row["project_key"] is None and session_id is not None:
             stored = self.engine.get_memory(row["memory_id"])
             row["project_key"] = stored["project_key"] if stored else None
@@ -266,11 +295,12 @@ class SessionsGraph:
         ``ACTION_TYPES``) and optionally ``text``, ``timestamp``, ``tool_name``,
         ``tool_use_id``, ``is_error``. The text is stored redacted (secrets
         become ``[REDACTED:kind]``) and cut to ``MAX_ACTION_CHARS``; the
-        action's ``redactions`` counts the secrets that went. An ``action_id``
-        already recorded is
-        skipped: in this session (a redelivery), or in another one (an action
-        belongs to the session that recorded it first; a resumed or forked
-        agent session repeats earlier entries). ``record_actions_report`` also
+        action's ``redactions`` counts the secrets that went. Action ids are
+        the user's own: another user's never hold one back. An ``action_id``
+        the user already recorded is skipped: in this session (a
+        redelivery), or in another of theirs (an action belongs to the
+        session that recorded it first; a resumed or forked agent session
+        repeats earlier entries). ``record_actions_report`` also
         counts the latter. ``user_id``, when given, must own the session;
         without it, a known session's owner is used, and an unknown session is
         created for the configured user.
@@ -542,8 +572,9 @@ class SessionsGraph:
     def recall(
         self,
         user_id: str,
-        query: str,
+        query: str | None = None,
         *,
+        question: str | None = None,
         limit: int = 10,
         session_id: str | None = None,
         scope: str | Sequence[str] = "auto",
@@ -570,13 +601,18 @@ class SessionsGraph:
         recorded as an Interaction (its ``interaction_id`` is on the result;
         ``source`` says who asked: "recall" or "mcp"), which
         ``record_answer`` and ``feedback`` take.
+        ``question`` is ``query`` by the name Memgraph's sessions-graph gives
+        it: one of the two, not both.
         """
         from sessions_graph.recall.core import recall
 
+        text = query if question is None else question
+        if text is None or (query is not None and question is not None):
+            raise MemoryValidationError("recall takes a query (or question), and only one")
         result = recall(
             self.engine,
             user_id,
-            query,
+            text,
             limit=limit,
             session_id=session_id,
             scope=scope,

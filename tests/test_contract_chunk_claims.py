@@ -12,7 +12,7 @@ import time
 import pytest
 
 from sessions_graph import SessionsGraph
-from sessions_graph.engines.base import Engine
+from sessions_graph.engines.base import Engine, action_key
 
 T0 = "2026-11-29T10:00:00.000000+00:00"
 LEASE = 60.0
@@ -22,6 +22,10 @@ SHORT_LEASE = 0.05
 @pytest.fixture
 def engine(graph: SessionsGraph) -> Engine:
     return graph.engine
+
+
+#: The key of alice's action s-1-h1, which ``set_unit_chunks`` takes.
+S1_H1 = action_key("alice", "s-1-h1")
 
 
 def chunked_session(engine: Engine, session_id: str, *hashes: str) -> None:
@@ -44,7 +48,9 @@ def chunked_session(engine: Engine, session_id: str, *hashes: str) -> None:
         ],
     )
     for h in hashes:
-        engine.set_unit_chunks("action", f"{session_id}-{h}", f"c-{h}", [{"hash": h, "text": h}])
+        engine.set_unit_chunks(
+            "action", action_key("alice", f"{session_id}-{h}"), f"c-{h}", [{"hash": h, "text": h}]
+        )
 
 
 def test_a_live_claim_keeps_other_owners_out(engine: Engine) -> None:
@@ -138,11 +144,11 @@ def test_deleting_a_chunks_last_unit_removes_its_claim(engine: Engine) -> None:
     assert engine.claim_chunks(["h1", "h2"], "base", "run-a", LEASE) == {"h1", "h2"}
 
     engine.delete_memory("m-1")  # h2's last unit: the chunk is collected
-    engine.set_unit_chunks("action", "s-1-h1", "c-h1-changed", [{"hash": "h3", "text": "h3"}])
+    engine.set_unit_chunks("action", S1_H1, "c-h1-changed", [{"hash": "h3", "text": "h3"}])
     assert engine.claim_chunks(["h1", "h2"], "base", "run-b", LEASE) == set()  # both gone
 
     # The same texts stored again are new chunks: no claim of run-a survives.
     engine.set_unit_chunks(
-        "action", "s-1-h1", "c-back", [{"hash": "h1", "text": "h1"}, {"hash": "h2", "text": "h2"}]
+        "action", S1_H1, "c-back", [{"hash": "h1", "text": "h1"}, {"hash": "h2", "text": "h2"}]
     )
     assert engine.claim_chunks(["h1", "h2"], "base", "run-b", LEASE) == {"h1", "h2"}

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from sessions_graph import SessionsGraph
+from sessions_graph.engines.base import action_key
 from sessions_graph.hooks.transcript import import_actions
 
 FIXTURES = Path(__file__).parent / "fixtures" / "context"
@@ -104,7 +105,7 @@ def test_reconciliation_reads_only_the_conversation(graph: SessionsGraph) -> Non
     kinds = _by_origin(graph, "cx-3")
     units = graph.engine.reconcilable_units("cx-3")
     action_units = {u["unit_id"] for u in units if u["unit_kind"] == "action"}
-    assert action_units == {a.action_id for a in kinds["conversation"]}
+    assert action_units == {action_key("alice", a.action_id) for a in kinds["conversation"]}
     assert not any("sessions-graph-memory" in u["text"] for u in units)
 
 
@@ -137,7 +138,11 @@ def test_a_mixed_message_keeps_its_conversation_part_searchable(graph: SessionsG
     assert not _hit_ids(graph, "marmalade")  # the reminder is cut out of the index
     preview = graph.recent_sessions("alice")[0]["first_user_message"]
     assert preview == "Please add a zeppelin logo to the README header."
-    (unit,) = [u for u in graph.engine.reconcilable_units("mix") if u["unit_id"] == "mix-0"]
+    (unit,) = [
+        u
+        for u in graph.engine.reconcilable_units("mix")
+        if u["unit_id"] == action_key("alice", "mix-0")
+    ]
     assert "marmalade" not in unit["text"] and "zeppelin" in unit["text"]
 
 

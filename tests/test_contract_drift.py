@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from sessions_graph import MemoryValidationError, SessionsGraph
-from sessions_graph.engines.base import Engine
+from sessions_graph.engines.base import Engine, action_key
 from sessions_graph.settings import Settings
 
 T0 = "2026-11-29T10:00:00.000000+00:00"
@@ -41,6 +41,10 @@ SESSION_KEYS = {
 @pytest.fixture
 def engine(graph: SessionsGraph) -> Engine:
     return graph.engine
+
+
+#: The key of alice's action a-1, which ``set_unit_chunks`` takes.
+A1 = action_key("alice", "a-1")
 
 
 def memory(
@@ -91,7 +95,9 @@ def chunked_session(
     engine.start_session(session_id, user_id, at, None, None)
     engine.add_actions(session_id, user_id, [action(f"{session_id}-{h}") for h in hashes])
     for h in hashes:
-        engine.set_unit_chunks("action", f"{session_id}-{h}", f"c-{h}", [{"hash": h, "text": h}])
+        engine.set_unit_chunks(
+            "action", action_key(user_id, f"{session_id}-{h}"), f"c-{h}", [{"hash": h, "text": h}]
+        )
 
 
 # -- memories -------------------------------------------------------------------------
@@ -148,7 +154,7 @@ def test_every_content_change_bumps_the_version_by_one(engine: Engine) -> None:
     assert version(engine, "s-1") == 7
     [claimed] = engine.claim_sessions("run", 60, 10)
     assert claimed["content_version"] == 7
-    engine.set_unit_chunks("action", "a-1", "c1", [{"hash": "h1", "text": "said a-1"}])
+    engine.set_unit_chunks("action", A1, "c1", [{"hash": "h1", "text": "said a-1"}])
     engine.save_extraction("h1", "base", [{"name": "Orion"}], [])
     assert engine.finish_reconciliation("s-1", "run", "reconciled", T3, {"n": 1}, None)
     assert version(engine, "s-1") == 7
@@ -188,12 +194,18 @@ def test_an_action_id_of_another_session_is_skipped_not_refused(engine: Engine) 
     assert engine.add_actions("s-1", "alice", [action("m-1", T1)]) == (0, 0)  # a redelivery
 
 
-def test_foreign_ids_of_another_users_session_are_skipped_too(engine: Engine) -> None:
+def test_ids_another_user_recorded_are_recorded_for_this_one_too(engine: Engine) -> None:
+    """Action ids are per user: alice holding an id never holds back bob's."""
     engine.start_session("s-1", "alice", T0, None, None)
     engine.add_actions("s-1", "alice", [action("m-1", T1)])
-    assert engine.add_actions("s-b", "bob", [action("m-1", T1), action("b-1", T2)]) == (1, 1)
-    assert [a["action_id"] for a in engine.get_actions("s-b")] == ["b-1"]
+    bobs = [action("m-1", T1, "bob's m-1"), action("b-1", T2)]
+    assert engine.add_actions("s-b", "bob", bobs) == (2, 0)
+    assert [(a["action_id"], a["text"]) for a in engine.get_actions("s-b")] == [
+        ("m-1", "bob's m-1"),
+        ("b-1", "said b-1"),
+    ]
     assert [a["text"] for a in engine.get_actions("s-1")] == ["said m-1"]
+    assert engine.add_actions("s-b", "bob", bobs) == (0, 0)  # a redelivery
 
 
 def test_actions_for_a_known_session_create_no_user(engine: Engine) -> None:
@@ -285,8 +297,8 @@ def test_units_come_actions_by_seq_then_memories_by_age(engine: Engine) -> None:
     engine.set_unit_chunks("memory", "m-a", "hash-of-m-a", [{"hash": "h", "text": "note m-a"}])
     units = engine.reconcilable_units("s-1")
     assert [(u["unit_kind"], u["unit_id"]) for u in units] == [
-        ("action", "a-2"),
-        ("action", "a-1"),
+        ("action", action_key("alice", "a-2")),
+        ("action", A1),
         ("memory", "m-0"),
         ("memory", "m-a"),
         ("memory", "m-b"),
@@ -299,7 +311,7 @@ def test_a_chunk_repeated_in_a_unit_is_linked_once_at_its_last_place(engine: Eng
     engine.start_session("s-1", "alice", T0, None, None)
     engine.add_actions("s-1", "alice", [action("a-1")])
     chunks = [{"hash": h, "text": h} for h in ("ha", "hb", "ha")]
-    engine.set_unit_chunks("action", "a-1", "c", chunks)
+    engine.set_unit_chunks("action", A1, "c", chunks)
     assert [c["hash"] for c in engine.unextracted_chunks("s-1", "base")] == ["hb", "ha"]
     assert engine.status()["counts"]["chunks"] == 2
 
@@ -368,7 +380,9 @@ def test_chunks_for_a_unit_deleted_meanwhile_are_not_stored(engine: Engine) -> N
     engine.save_memory(memory("m-1", session_id="s-1"))
     assert engine.delete_memory("m-1") is True
     engine.set_unit_chunks("memory", "m-1", "c1", [{"hash": "late", "text": "late"}])
-    engine.set_unit_chunks("action", "never-was", "c1", [{"hash": "late", "text": "late"}])
+    engine.set_unit_chunks(
+        "action", action_key("alice", "never-was"), "c1", [{"hash": "late", "text": "late"}]
+    )
     assert engine.status()["counts"]["chunks"] == 0
     assert engine.unextracted_chunks("s-1", "base") == []
     with pytest.raises(MemoryValidationError):

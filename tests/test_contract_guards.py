@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from sessions_graph import SessionsGraph
+from sessions_graph.engines.base import action_key
 
 
 def turns(graph: SessionsGraph, session_id: str, user_id: str, *texts: str, **session: Any) -> None:
@@ -110,8 +111,8 @@ def test_a_project_does_not_take_in_a_sibling_directory(graph: SessionsGraph) ->
 def test_the_asking_session_is_left_out_through_the_entity_lane(graph: SessionsGraph) -> None:
     turns(graph, "s-old", "alice", "we talked about Quasar")
     turns(graph, "s-now", "alice", "tell me about Quasar")
-    mention(graph, "action", "s-old-0", "h-old", "Quasar")
-    mention(graph, "action", "s-now-0", "h-now", "Quasar")
+    mention(graph, "action", action_key("alice", "s-old-0"), "h-old", "Quasar")
+    mention(graph, "action", action_key("alice", "s-now-0"), "h-now", "Quasar")
 
     hits = graph.recall("alice", "Quasar", session_id="s-now", scope="turns").hits
     assert [h.action_id for h in hits] == ["s-old-0"]

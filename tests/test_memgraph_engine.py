@@ -74,7 +74,7 @@ def test_schema_script_has_the_constraints_and_text_index() -> None:
         ("Memory", "memory_id"),
         ("Session", "session_id"),
         ("Chunk", "hash"),
-        ("Action", "action_id"),
+        ("Action", "action_key"),
     ]:
         assert f"CREATE CONSTRAINT ON (n:{label}) ASSERT n.{prop} IS UNIQUE" in setup
     assert "CREATE TEXT INDEX memory_content_index ON :Memory(content, user_key)" in setup
@@ -104,7 +104,7 @@ def test_every_property_a_match_starts_from_is_indexed() -> None:
 
 
 #: Scripts run statement by statement (``MemgraphEngine.setup`` / ``drop``).
-SCRIPTS = {"schema/setup", "schema/drop"}
+SCRIPTS = {"schema/setup", "schema/drop", "schema/retired"}
 
 
 def test_every_query_file_is_one_statement() -> None:
@@ -338,12 +338,17 @@ def test_actions_are_numbered_and_chained() -> None:
             {"action_id": "b", "action_type": "user_message"},
             {"action_id": "c", "action_type": "tool_call", "is_error": 1},
         ],
+        "alice",
         first_seq=3,
-        previous="a",
+        previous="alice|a",
     )
     assert [r["seq"] for r in rows] == [3, 4]
+    assert [(r["action_key"], r["action_id"]) for r in rows] == [("alice|b", "b"), ("alice|c", "c")]
     assert rows[1]["is_error"] is True and rows[0]["text"] == ""
-    assert links == [{"previous": "a", "next": "b"}, {"previous": "b", "next": "c"}]
+    assert links == [
+        {"previous": "alice|a", "next": "alice|b"},
+        {"previous": "alice|b", "next": "alice|c"},
+    ]
 
 
 def test_entity_rows_record_mentions_like_the_embedded_engine() -> None:

@@ -13,7 +13,7 @@ from neo4j._sync.io import _pool
 
 from sessions_graph.engines.memgraph import MemgraphEngine
 from sessions_graph.engines.memgraph.engine import is_transient, routing_refused, translate_error
-from sessions_graph.errors import StoreError, StoreUnavailableError
+from sessions_graph.errors import MemoryIdTakenError, StoreError, StoreUnavailableError
 
 ROUTING_REFUSED = "You cannot fetch routing table from an instance which is not part of a cluster."
 ROUTING_UNSUPPORTED = "Route message is not supported in Memgraph!"
@@ -50,7 +50,7 @@ ROUTING_UNSUPPORTED = "Route message is not supported in Memgraph!"
         # of the same actions loses the race, and its re-run skips them.
         server_error(
             neo4j_errors.ClientError,
-            "Unable to commit due to unique constraint violation on :Action(action_id)",
+            "Unable to commit due to unique constraint violation on :Action(action_key)",
         ),
     ],
 )
@@ -139,9 +139,34 @@ def test_a_duplicate_memory_id_is_tried_once(monkeypatch: pytest.MonkeyPatch) ->
         "created_at": "2026-01-01T00:00:00Z",
         "updated_at": "2026-01-01T00:00:00Z",
     }
-    with pytest.raises(StoreError, match="memory_id"):
+    # A concurrent save took the id between the check and the commit: the
+    # caller hears what a save that found it taken says.
+    with pytest.raises(MemoryIdTakenError, match="already in use"):
         engine.save_memory(row)
     assert attempts == [1]
+
+
+def test_a_memory_id_in_use_is_refused_before_anything_is_written() -> None:
+    from sessions_graph.cypher import load
+
+    def answer(statement: str, params: dict[str, Any]) -> Any:
+        if statement == load("memory/get"):
+            return [{"memory_id": params["memory_id"], "user_id": "bob"}]
+        return []
+
+    engine, driver = fake_engine(answer)
+    row = {
+        "memory_id": "m-1",
+        "user_id": "alice",
+        "content": "x",
+        "session_id": "s-1",
+        "created_at": "2026-01-01T00:00:00Z",
+        "updated_at": "2026-01-01T00:00:00Z",
+    }
+    with pytest.raises(MemoryIdTakenError, match="'m-1' is already in use") as raised:
+        engine.save_memory(row)
+    assert "bob" not in str(raised.value)
+    assert [s.statement for s in driver.sent] == [load("memory/get")]
 
 
 def test_a_merge_race_is_retried_until_it_succeeds(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -81,7 +81,7 @@ def test_recorded_actions_get_their_documents_in_the_same_transaction() -> None:
 
     def answer(statement: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         if statement == load("session/action_state"):
-            return [{"action_count": 1, "last_action_id": "old-1", "owner": "alice"}]
+            return [{"action_count": 1, "last_action_key": "alice|old-1", "owner": "alice"}]
         if statement == load("recall/session_tail"):
             return tail
         return []
@@ -103,6 +103,7 @@ def test_recorded_actions_get_their_documents_in_the_same_transaction() -> None:
     # The new action, and the one before it, whose neighbours changed.
     assert documents["new-1"] == {
         "action_id": "new-1",
+        "action_key": "alice|new-1",
         "body": "RabbitMQ, durable",
         "context": "which queue? which queue?",  # the turn before counts twice
         "speaker": None,

@@ -189,6 +189,18 @@ class SchemaServer:
                 }
             )
 
+    def drop(self, statement: str) -> None:
+        """Undo what the ``CREATE`` that this ``DROP`` mirrors made."""
+        key = server.schema_key("CREATE" + statement[len("DROP") :])
+        self.constraints = [
+            c for c in self.constraints if ("unique", c["label"], *c["properties"]) != key
+        ]
+        self.indexes = [
+            i
+            for i in self.indexes
+            if ("index", i["label"], *([i["property"]] if i["property"] else [])) != key
+        ]
+
     def __call__(self, statement: str, params: dict[str, Any]) -> Any:
         if statement == "SHOW INDEX INFO":
             return list(self.indexes)
@@ -196,6 +208,9 @@ class SchemaServer:
             return list(self.constraints)
         if statement.startswith("CREATE ") and ("INDEX" in statement or "CONSTRAINT" in statement):
             self.run(statement)
+            return []
+        if statement.startswith("DROP ") and ("INDEX ON" in statement or "CONSTRAINT" in statement):
+            self.drop(statement)
             return []
         if "reconcile/mark_extracted" in statement or "extracted_in" in statement:
             return [{"found": 0}]
@@ -400,5 +415,38 @@ def test_setup_drops_the_unique_constraint_an_older_build_made() -> None:
     assert "DROP CONSTRAINT ON (n:`base`) ASSERT n.entity_id IS UNIQUE" in _ddl(driver.sent)
     # Only where one is listed: a workspace without it is left alone.
     again, again_driver = fake_engine(SchemaServer(), workspaces=["base"])
+    again.setup()
+    assert not [s for s in _ddl(again_driver.sent) if s.startswith("DROP")]
+
+
+def test_setup_moves_actions_from_their_id_to_their_key() -> None:
+    """A store of schema 11: unique by action_id, actions without a key.
+    setup keys every action (a batch per transaction, until none is left)
+    before anything finds actions by key, and drops the old constraint
+    and index."""
+    fake = SchemaServer()
+    fake.run("CREATE CONSTRAINT ON (n:Action) ASSERT n.action_id IS UNIQUE")
+    fake.run("CREATE INDEX ON :Action(action_id)")
+    batches = iter([5000, 12, 0])
+
+    def answer(statement: str, params: dict[str, Any]) -> Any:
+        if statement == cypher.load("schema/set_action_keys"):
+            return [{"keyed": next(batches)}]
+        return fake(statement, params)
+
+    engine, driver = fake_engine(answer)
+    engine.setup()
+    ddl = _ddl(driver.sent)
+    assert "DROP CONSTRAINT ON (n:Action) ASSERT n.action_id IS UNIQUE" in ddl
+    assert "DROP INDEX ON :Action(action_id)" in ddl
+    assert "CREATE CONSTRAINT ON (n:Action) ASSERT n.action_key IS UNIQUE" in ddl
+    sent = [s.statement for s in driver.sent]
+    keying = [i for i, s in enumerate(sent) if s == cypher.load("schema/set_action_keys")]
+    assert len(keying) == 3 and all(not driver.sent[i].auto_commit for i in keying)
+    later = ("schema/unmarked_actions", "recall/unindexed_sessions", "schema/set_version")
+    for name in later:
+        assert sent.index(cypher.load(name)) > keying[-1], name
+    # Set up again: nothing left to drop.
+    again, again_driver = fake_engine(fake)
     again.setup()
     assert not [s for s in _ddl(again_driver.sent) if s.startswith("DROP")]

@@ -9,6 +9,7 @@ import pytest
 from reconcile_scripted import ScriptedLLM, record
 
 from sessions_graph import SessionsGraph
+from sessions_graph.engines.base import action_key
 from sessions_graph.errors import ReconciliationNotConfiguredError
 from sessions_graph.reconcile import pipeline
 from sessions_graph.reconcile.chunking import OfflineTokenizer, prepare_unit
@@ -207,7 +208,10 @@ def claimed_elsewhere(graph: SessionsGraph, action_id: str, text: str, lease: fl
     prepared = prepare_unit(text, OfflineTokenizer())
     [chunk] = prepared.chunks
     graph.engine.set_unit_chunks(
-        "action", action_id, prepared.content_hash, [{"hash": chunk.hash, "text": chunk.text}]
+        "action",
+        action_key("alice", action_id),
+        prepared.content_hash,
+        [{"hash": chunk.hash, "text": chunk.text}],
     )
     assert graph.engine.claim_chunks([chunk.hash], "base", "other-run", lease) == {chunk.hash}
     return chunk.hash

@@ -4,7 +4,7 @@
 // (index_text.words), so that setup finds documents cut otherwise. Run in the
 // transaction that stores the actions: the index sees them when it commits.
 UNWIND $documents AS d
-MATCH (a:Action {action_id: d.action_id})
+MATCH (a:Action {action_key: d.action_key})
 SET a.recall_body = d.body, a.recall_context = d.context, a.user_key = $user_key,
     a.recall_speaker = d.speaker, a.recall_asks = d.asks, a.recall_tells_time = d.tells_time,
     a.recall_cut_bytes = $cut_bytes

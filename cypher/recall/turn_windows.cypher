@@ -1,7 +1,8 @@
 // The conversation actions around each of the user's hit actions, for its
-// snippet (derived and client ones are never given back).
-UNWIND $action_ids AS hit_id
-MATCH (h:Action {action_id: hit_id})
+// snippet (derived and client ones are never given back). $action_keys: the
+// hits' keys (the user's id and the action's).
+UNWIND $action_keys AS hit_key
+MATCH (h:Action {action_key: hit_key})
 MATCH (s:Session {session_id: h.session_id})
 WHERE s.user_id = $user_id
 MATCH (a:Action)

@@ -3,7 +3,7 @@
 CREATE CONSTRAINT ON (n:User) ASSERT n.user_id IS UNIQUE;
 CREATE CONSTRAINT ON (n:Memory) ASSERT n.memory_id IS UNIQUE;
 CREATE CONSTRAINT ON (n:Session) ASSERT n.session_id IS UNIQUE;
-CREATE CONSTRAINT ON (n:Action) ASSERT n.action_id IS UNIQUE;
+CREATE CONSTRAINT ON (n:Action) ASSERT n.action_key IS UNIQUE;
 CREATE CONSTRAINT ON (n:Chunk) ASSERT n.hash IS UNIQUE;
 CREATE CONSTRAINT ON (n:MemoryFile) ASSERT n.file_key IS UNIQUE;
 CREATE CONSTRAINT ON (n:Injection) ASSERT n.injection_id IS UNIQUE;
@@ -18,7 +18,7 @@ CREATE INDEX ON :Session(session_id);
 CREATE INDEX ON :Session(user_id);
 CREATE INDEX ON :Session(reconciliation_status);
 CREATE INDEX ON :Session(project_key);
-CREATE INDEX ON :Action(action_id);
+CREATE INDEX ON :Action(action_key);
 CREATE INDEX ON :Action(session_id);
 CREATE INDEX ON :Action(origin);
 CREATE INDEX ON :Chunk(hash);

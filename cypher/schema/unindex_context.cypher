@@ -4,4 +4,4 @@ MATCH (a:Action)
 WHERE a.session_id = $session_id AND coalesce(a.origin, 'conversation') <> 'conversation'
 REMOVE a.recall_body, a.recall_context, a.user_key, a.recall_speaker, a.recall_asks,
        a.recall_tells_time
-RETURN a.action_id AS action_id
+RETURN a.action_key AS action_key

@@ -3,4 +3,4 @@
 MATCH (s:Session {session_id: $session_id})
 OPTIONAL MATCH (s)-[:HAS_ACTION]->(a:Action)
 WHERE a.seq = s.action_count - 1
-RETURN s.action_count AS action_count, a.action_id AS last_action_id, s.user_id AS owner
+RETURN s.action_count AS action_count, a.action_key AS last_action_key, s.user_id AS owner

@@ -16,16 +16,22 @@ Anthropic SDK's tool class.
 
 from __future__ import annotations
 
-import re
 import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sessions_graph.clock import utcnow
-from sessions_graph.errors import MemoryValidationError, StoreError
+from sessions_graph.errors import MemoryFileError, StoreError
+from sessions_graph.memory_paths import (
+    KEEP_VERSIONS,
+    ROOT,
+    check_file_text,
+    conflict_message,
+    missing_message,
+    normalize_path,
+    parents,
+)
 from sessions_graph.validation import (
-    MAX_CONTENT_BYTES,
-    check_content,
     check_id,
     check_limit,
     check_optional_id,
@@ -34,22 +40,20 @@ from sessions_graph.validation import (
 if TYPE_CHECKING:
     from sessions_graph.graph import SessionsGraph
 
-#: The one directory the memory tool works in.
-ROOT = "/memories"
-#: Versions kept per file (the newest); older ones are deleted as new come.
-KEEP_VERSIONS = 20
-#: Longest path accepted, in characters.
-MAX_PATH_CHARS = 1024
+__all__ = [
+    "KEEP_VERSIONS",
+    "ROOT",
+    "MemoryFile",
+    "MemoryFileError",
+    "MemoryFileVersion",
+    "MemoryFiles",
+    "check_file_text",
+    "normalize_path",
+    "parents",
+]
+
 #: How often a read-modify-write is retried when another writer got between.
 _WRITE_ATTEMPTS = 5
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-
-
-class MemoryFileError(MemoryValidationError):
-    """A memory-file command cannot be done (no such file, the path is taken,
-    a path outside /memories); nothing was written. Its message is written
-    for the model that sent the command."""
 
 
 @dataclass(frozen=True)
@@ -76,49 +80,6 @@ class MemoryFileVersion:
     created_at: str
 
 
-def normalize_path(path: object) -> str:
-    """``path`` as stored: ``/memories`` or ``/memories/a/b``, no trailing
-    slash. Refuses anything outside ``/memories``, ``.`` / ``..`` segments,
-    empty segments, backslashes and control characters."""
-    if not isinstance(path, str) or not path:
-        raise MemoryFileError("a path is required, e.g. /memories/notes.md")
-    if len(path) > MAX_PATH_CHARS:
-        raise MemoryFileError(f"the path is longer than {MAX_PATH_CHARS} characters")
-    if _CONTROL.search(path) or "\\" in path:
-        raise MemoryFileError(f"the path {path!r} holds control characters or backslashes")
-    trimmed = path.rstrip("/") or "/"
-    if trimmed != ROOT and not trimmed.startswith(ROOT + "/"):
-        raise MemoryFileError(f"the path {path} is outside {ROOT}: every path starts with {ROOT}/")
-    segments = trimmed[len(ROOT) + 1 :].split("/") if trimmed != ROOT else []
-    if any(s in ("", ".", "..") for s in segments):
-        raise MemoryFileError(
-            f"the path {path} has an empty, '.' or '..' segment: use plain names under {ROOT}"
-        )
-    return trimmed
-
-
-def parents(path: str) -> list[str]:
-    """The directories above ``path`` inside ``/memories`` (not ``/memories`` itself)."""
-    segments = path[len(ROOT) + 1 :].split("/")
-    return [ROOT + "/" + "/".join(segments[:i]) for i in range(1, len(segments))]
-
-
-def check_file_text(text: object, path: str) -> str:
-    """File text as a Memory's content: not empty, at most ``MAX_CONTENT_BYTES``."""
-    if not isinstance(text, str):
-        raise MemoryFileError("the file text must be a string")
-    size = len(text.encode("utf-8", "surrogatepass"))
-    if size > MAX_CONTENT_BYTES:
-        raise MemoryFileError(
-            f"{path} would be {size} bytes; a memory file holds at most {MAX_CONTENT_BYTES}"
-            " bytes: split it into several files"
-        )
-    try:
-        return check_content(text)
-    except MemoryValidationError as exc:
-        raise MemoryFileError(f"{path}: {exc}") from None
-
-
 class MemoryFiles:
     """One user's memory files, written by ``session_id`` (when given)."""
 
@@ -142,7 +103,7 @@ class MemoryFiles:
         path = normalize_path(path)
         found = self.get(path)
         if found is None:
-            raise MemoryFileError(self._missing(path))
+            raise MemoryFileError(missing_message(path))
         return found
 
     def listing(self, path: str = ROOT) -> list[dict[str, Any]]:
@@ -155,7 +116,7 @@ class MemoryFiles:
         path = normalize_path(path)
         rows = self._engine.memory_file_versions(self.user_id, path, check_limit(limit))
         if not rows and self.get(path) is None:
-            raise MemoryFileError(self._missing(path))
+            raise MemoryFileError(missing_message(path))
         return [MemoryFileVersion(**r) for r in rows]
 
     # -- writes -----------------------------------------------------------------
@@ -176,7 +137,7 @@ class MemoryFiles:
         }
         outcome = self._engine.create_memory_file(memory, path, parents(path), KEEP_VERSIONS)
         if outcome != "created":
-            raise MemoryFileError(self._conflict(outcome, path))
+            raise MemoryFileError(conflict_message(outcome, path))
         return MemoryFile(path, text, 1, memory["memory_id"], self.session_id, now, now)
 
     def edit(self, path: str, change: Any) -> tuple[MemoryFile, Any]:
@@ -203,7 +164,7 @@ class MemoryFiles:
             raise MemoryFileError(f"{ROOT} itself cannot be deleted; delete the files in it")
         deleted = self._engine.delete_memory_files(self.user_id, path)
         if not deleted:
-            raise MemoryFileError(self._missing(path))
+            raise MemoryFileError(missing_message(path))
         return deleted
 
     def delete_all(self) -> int:
@@ -221,22 +182,9 @@ class MemoryFiles:
             self.user_id, old, new, parents(new), self.session_id, utcnow(), KEEP_VERSIONS
         )
         if outcome == "missing":
-            raise MemoryFileError(self._missing(old))
+            raise MemoryFileError(missing_message(old))
         if outcome != "renamed":
-            raise MemoryFileError(self._conflict(outcome, new))
-
-    # -- messages ---------------------------------------------------------------------
-    @staticmethod
-    def _missing(path: str) -> str:
-        return f"The path {path} does not exist. View {ROOT} to see the files there."
-
-    @staticmethod
-    def _conflict(outcome: str, path: str) -> str:
-        if outcome == "exists":
-            return f"{path} already exists: view it, or choose another path"
-        if outcome == "directory":
-            return f"{path} is a directory (files are under it): choose another path"
-        return f"a parent of {path} is a file: a file cannot hold other files"
+            raise MemoryFileError(conflict_message(outcome, new))
 
 
 def _file(row: dict[str, Any]) -> MemoryFile:

@@ -76,6 +76,21 @@ def not_found_for_user(session_id: str, user_id: str) -> str:
     return f"session {session_id!r} not found for user {user_id!r}"
 
 
+def memory_id_taken(memory_id: str) -> str:
+    """The refusal of a memory saved with a ``memory_id`` in use: it does not
+    say whose memory holds it."""
+    return f"memory_id {memory_id!r} is already in use: choose another id"
+
+
+def action_key(user_id: str, action_id: str) -> str:
+    """An Action's key in storage: its User's id and its own. Action ids come
+    from the runtime and some are computable (Codex: a hash of the session id
+    and a byte offset), so one user must never be able to take another's:
+    each engine keeps actions unique per key, not per id. ``|`` occurs in no
+    valid id (``validation.ID_PATTERN``), so the key names one pair."""
+    return f"{user_id}|{action_id}"
+
+
 def project_scope(project: str | None) -> tuple[str | None, str | None]:
     """A project filter as the engines compare it: the project (a key, or a
     directory without its trailing slash) and the prefix of the directories
@@ -131,7 +146,10 @@ class Engine(ABC):
         """Store a new Memory (all fields given) and MERGE its User (and Session
         when ``session_id`` is set) with HAS_MEMORY / PRODUCED_MEMORY. A
         memory whose ``project_key`` is None (or missing) takes its session's.
-        Every memory record read back carries ``project_key``."""
+        Every memory record read back carries ``project_key``. A
+        ``memory_id`` already in use (callers may choose it) raises
+        ``MemoryIdTakenError`` and writes nothing, checked in the write
+        transaction (so also ``create_memory_file``)."""
 
     @abstractmethod
     def get_memory(self, memory_id: str, user_id: str | None = None) -> Record | None:
@@ -186,13 +204,15 @@ class Engine(ABC):
 
         Each action has ``action_id``, ``action_type``, ``text`` (already
         redacted by the façade), ``timestamp``, ``tool_name``, ``tool_use_id``,
-        ``is_error`` and ``redactions`` (how many secrets the text lost). An
-        ``action_id`` already stored in this session is skipped (delivery is
-        at-least-once). An ``action_id`` stored in another session is skipped
-        too and counted in ``foreign``: an action belongs to the session that
-        recorded it first (agent runtimes copy earlier entries into a resumed
-        or forked session's transcript), and one such entry must not hold up
-        the rest of the batch. A known session must be ``user_id``'s
+        ``is_error`` and ``redactions`` (how many secrets the text lost).
+        Action ids are unique per user (``action_key``): another user's
+        actions never hold one back. An ``action_id`` the user already
+        stored in this session is skipped (delivery is at-least-once). One
+        stored in another of the user's sessions is skipped too and counted
+        in ``foreign``: an action belongs to the session that recorded it
+        first (agent runtimes copy earlier entries into a resumed or forked
+        session's transcript), and one such entry must not hold up the rest
+        of the batch. A known session must be ``user_id``'s
         (``MemoryValidationError`` otherwise). New actions get the next
         ``seq`` numbers and are chained to the previous last action with
         FOLLOWED_BY. An unknown session (and its user) is created, dated by
@@ -398,9 +418,10 @@ class Engine(ABC):
     def reconcilable_units(self, session_id: str) -> list[Record]:
         """The session's conversation Actions (as their ``conversation_text``:
         derived and client ones are never extracted) and produced Memories as
-        units to chunk: ``unit_kind`` ("action" | "memory"), ``unit_id``,
-        ``text`` and ``content_hash`` (of the text as last chunked, None if
-        never)."""
+        units to chunk: ``unit_kind`` ("action" | "memory"), ``unit_id``
+        (what ``set_unit_chunks`` takes: an action's ``action_key``, a
+        memory's ``memory_id``), ``text`` and ``content_hash`` (of the text
+        as last chunked, None if never)."""
 
     @abstractmethod
     def set_unit_chunks(
@@ -408,7 +429,8 @@ class Engine(ABC):
     ) -> None:
         """In one transaction: MERGE ``chunks`` ({hash, text}) by hash, make them
         the unit's only HAS_CHUNK targets (in order) and record ``content_hash``
-        on the unit. A unit that no longer exists gets nothing; an unknown
+        on the unit (``unit_id``: an action's ``action_key``, a memory's
+        ``memory_id``). A unit that no longer exists gets nothing; an unknown
         ``unit_kind`` raises ``MemoryValidationError``. Chunks no unit
         references any more are deleted, with their mentions and claims;
         entities left with no mention are deleted with their relations."""
@@ -543,7 +565,8 @@ class Engine(ABC):
         user's own chunks mention: ``name``, ``entity_type`` and
         ``description`` from the user's own mentions only (descriptions
         joined, distinct), and ``units``, the user's actions and memories
-        whose chunks mention it: ``unit_kind``, ``unit_id``, ``session_id``,
+        whose chunks mention it: ``unit_kind``, ``unit_id`` (the action's or
+        memory's own id), ``session_id``,
         ``timestamp`` (action's, else session start; memory's creation),
         ``project_key``, ``cwd``. One record per name (workspaces merged).
         At most ``limit`` of the user's mentions are read per entity node, so

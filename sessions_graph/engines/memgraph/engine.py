@@ -43,7 +43,12 @@ from sessions_graph.engines.memgraph.schema import (
     workspace_schema,
 )
 from sessions_graph.engines.memgraph.sessions import Sessions
-from sessions_graph.errors import StoreError, StoreUnavailableError
+from sessions_graph.errors import (
+    MemoryIdTakenError,
+    SessionsGraphError,
+    StoreError,
+    StoreUnavailableError,
+)
 from sessions_graph.settings import split_url_userinfo
 from sessions_graph.validation import check_workspace
 
@@ -129,8 +134,10 @@ def is_transient(exc: BaseException) -> bool:
     )
 
 
-def translate_error(exc: Exception, location: str) -> StoreError:
-    """The package's error for a driver error, with the server's own words."""
+def translate_error(exc: Exception, location: str) -> SessionsGraphError:
+    """The package's error for a driver error, with the server's own words;
+    a memory id taken by a concurrent save is ``MemoryIdTakenError``, as when
+    the save finds it taken (``memories._save_memory``)."""
     if routing_refused(exc):
         return StoreUnavailableError(
             f"Memgraph at {location} is not part of a cluster and refuses neo4j:// routing:"
@@ -142,6 +149,12 @@ def translate_error(exc: Exception, location: str) -> StoreError:
     if isinstance(exc, (neo4j_errors.ServiceUnavailable, neo4j_errors.SessionExpired)):
         return StoreUnavailableError(f"cannot reach Memgraph at {location}: {exc}")
     message = str(exc)
+    violation = _UNIQUE_VIOLATION.search(message)
+    if violation and (violation.group(1).lower(), violation.group(2).strip("` ")) == (
+        "memory",
+        "memory_id",
+    ):
+        return MemoryIdTakenError("that memory_id is already in use: choose another id")
     if _ABORTED in message.lower() and _SHUTDOWN in message.lower():
         return StoreUnavailableError(f"Memgraph at {location} is shutting down: {message}")
     return StoreError(f"Memgraph error at {location}: {message}")
@@ -325,7 +338,10 @@ class MemgraphEngine(
         workspaces = sorted(found | set(self._setup_workspaces))
         create_schema(self._auto, self._ddl, setup_schema(workspaces), setup_retired(workspaces))
         self._workspaces.update(workspaces)
-        # Actions stored before origins were kept get theirs, and lose their
+        # Actions stored before action ids were keyed per user get their keys
+        # (every later step finds actions by key) ...
+        self._key_actions()
+        # ... actions stored before origins were kept get theirs, and lose their
         # documents and chunks when they are not conversation ...
         self._mark_origins()
         # ... and actions stored before the turn index existed get their documents.

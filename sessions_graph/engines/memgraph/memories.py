@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sessions_graph.engines.base import Record
+from sessions_graph.engines.base import Record, memory_id_taken
 from sessions_graph.engines.memgraph.rows import _rows, user_key
+from sessions_graph.errors import MemoryIdTakenError
 from sessions_graph.query import (
     Node,
     has_prefix,
@@ -31,6 +32,11 @@ class Memories:
     """Save, read, search, update and delete memories."""
 
     def _save_memory(self, tx: Any, memory: Record) -> None:
+        # A caller may choose the id: one in use is refused before anything
+        # is written (two transactions racing on a new id are told apart at
+        # commit, by the unique constraint: ``engine.translate_error``).
+        if _rows(tx, "memory/get", memory_id=memory["memory_id"], user_id=None):
+            raise MemoryIdTakenError(memory_id_taken(memory["memory_id"]))
         _rows(
             tx,
             "memory/save",

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sessions_graph.engines.base import Record, project_scope
+from sessions_graph.engines.base import Record, action_key, project_scope
 from sessions_graph.engines.memgraph.rows import _rows, user_key
 from sessions_graph.index_text.records import group_entity_units
 from sessions_graph.index_text.turns import TURN_CONTEXT_WEIGHT, TURN_RADIUS, turn_documents
@@ -48,7 +48,10 @@ class Recall:
                 from_seq=first_seq - 2 * TURN_RADIUS,
             )
         )
-        documents = turn_documents(rows, first_seq)
+        documents = [
+            {**d, "action_key": action_key(user_id, d["action_id"])}
+            for d in turn_documents(rows, first_seq)
+        ]
         if documents:
             _rows(
                 tx,
@@ -94,7 +97,10 @@ class Recall:
         if not action_ids:
             return []
         rows = self._read(
-            "recall/turn_windows", user_id=user_id, action_ids=list(action_ids), radius=radius
+            "recall/turn_windows",
+            user_id=user_id,
+            action_keys=[action_key(user_id, a) for a in action_ids],
+            radius=radius,
         )
         for row in rows:
             row["is_error"] = bool(row["is_error"])

@@ -32,7 +32,11 @@ from sessions_graph.errors import StoreError, StoreUnavailableError
 #: fails on its violations, and a graph with duplicates cannot take it);
 #: ``setup`` drops the one older builds made.
 #: 12: interactions and feedback weights (their constraints and indexes).
-SCHEMA_VERSION = 12
+#: 13: action ids are unique per user: ``:Action(action_key)`` (the user's id
+#: and the action's, ``engines.base.action_key``) is the unique key, not
+#: ``action_id``; ``setup`` keys older actions and drops the old constraint
+#: and index (``schema/retired``).
+SCHEMA_VERSION = 13
 
 #: What a schema statement's error says when the object is already there /
 #: already gone. Memgraph 3.6.2, 3.11 and main report an existing or missing
@@ -63,8 +67,16 @@ def retired_schema(workspace: str) -> list[tuple[server.SchemaKey, str]]:
 
 
 def setup_retired(workspaces: Sequence[str]) -> list[tuple[server.SchemaKey, str]]:
-    """What ``setup`` drops where it is listed: each workspace's retired objects."""
-    return [item for workspace in workspaces for item in retired_schema(workspace)]
+    """What ``setup`` drops where it is listed: the store's retired objects
+    (``schema/retired``, each keyed as the ``CREATE`` it undoes) and each
+    workspace's."""
+    retired = []
+    for statement in statements("schema/retired"):
+        key = server.schema_key("CREATE" + statement.strip()[len("DROP") :])
+        if key is None:
+            raise StoreError(f"cannot tell what {statement!r} drops")
+        retired.append((key, statement))
+    return retired + [item for workspace in workspaces for item in retired_schema(workspace)]
 
 
 def setup_schema(workspaces: Sequence[str]) -> list[str]:

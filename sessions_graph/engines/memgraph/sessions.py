@@ -16,6 +16,7 @@ from sessions_graph.engines.base import (
     ActionsAdded,
     ImportCursor,
     Record,
+    action_key,
     not_found_for_user,
     project_scope,
 )
@@ -25,6 +26,8 @@ from sessions_graph.provenance import CONVERSATION, conversation_text, mark, ori
 
 #: Actions classified per transaction when ``setup`` marks older ones.
 ORIGIN_BATCH = 500
+#: Actions keyed per transaction when ``setup`` keys older ones.
+KEY_BATCH = 5000
 
 
 class Sessions:
@@ -77,12 +80,14 @@ class Sessions:
                 self._ensure_session(tx, session_id, user_id, now)
             elif state[0]["owner"] != user_id:
                 raise MemoryValidationError(not_found_for_user(session_id, user_id))
-            new, foreign = self._new_actions(tx, session_id, actions)
+            new, foreign = self._new_actions(tx, session_id, user_id, actions)
             if not new:
                 return ActionsAdded(0, foreign)
             mark(new, _derived_calls(tx, session_id, new))
-            known = state[0] if state else {"action_count": 0, "last_action_id": None}
-            rows, links = _number_actions(new, known["action_count"] or 0, known["last_action_id"])
+            known = state[0] if state else {"action_count": 0, "last_action_key": None}
+            rows, links = _number_actions(
+                new, user_id, known["action_count"] or 0, known["last_action_key"]
+            )
             _rows(tx, "action/create", session_id=session_id, actions=rows)
             _rows(tx, "action/chain", links=links)
             self._touch(tx, session_id, added_actions=len(rows))
@@ -93,13 +98,14 @@ class Sessions:
 
     @staticmethod
     def _new_actions(
-        tx: Any, session_id: str, actions: Sequence[Record]
+        tx: Any, session_id: str, user_id: str, actions: Sequence[Record]
     ) -> tuple[list[Record], int]:
-        """The actions not stored yet, each id once, in the order given, and how
-        many distinct ids another session holds (skipped: an action stays with
-        the session that recorded it first)."""
-        ids = [a["action_id"] for a in actions]
-        rows = _rows(tx, "action/existing", action_ids=ids)
+        """The actions ``user_id`` has not stored yet, each id once, in the
+        order given, and how many distinct ids another of the user's sessions
+        holds (skipped: an action stays with the session that recorded it
+        first). Looked up by key: another user's ids never count."""
+        keys = sorted({action_key(user_id, a["action_id"]) for a in actions})
+        rows = _rows(tx, "action/existing", action_keys=keys)
         stored = {r["action_id"] for r in rows}
         foreign = len({r["action_id"] for r in rows if r["session_id"] != session_id})
         new: dict[str, Record] = {}
@@ -208,6 +214,17 @@ class Sessions:
             )
         )
 
+    def _key_actions(self) -> int:
+        """Give the actions stored before action ids were keyed per user
+        theirs (schema version 12, run by ``setup`` before anything that
+        looks actions up by key), a batch per transaction. Returns how many."""
+        keyed = 0
+        while batch := _count(
+            self._write(lambda tx: _rows(tx, "schema/set_action_keys", limit=KEY_BATCH)), "keyed"
+        ):
+            keyed += batch
+        return keyed
+
     def _mark_origins(self) -> dict[str, int]:
         """Give the actions stored before origins were kept theirs (schema
         version 6, run by ``setup``): classified a batch per transaction with
@@ -224,7 +241,7 @@ class Sessions:
             for row in batch:
                 text = row["text"] or ""
                 kind = origin(row["action_type"], text, row["tool_name"])
-                marks.append({"action_id": row["action_id"], "origin": kind})
+                marks.append({"action_key": row["action_key"], "origin": kind})
                 if kind != CONVERSATION or conversation_text(text, row["action_type"]) != text:
                     recut.add(row["session_id"])
                 if kind != CONVERSATION:
@@ -251,7 +268,7 @@ class Sessions:
                 for r in _rows(
                     tx,
                     "reconcile/detach_action_chunks",
-                    unit_id=row["action_id"],
+                    unit_id=row["action_key"],
                     content_hash=None,
                 )
             ]
@@ -267,13 +284,16 @@ class Sessions:
 
 
 def _number_actions(
-    actions: Sequence[Record], first_seq: int, previous: str | None
+    actions: Sequence[Record], user_id: str, first_seq: int, previous: str | None
 ) -> tuple[list[Record], list[Record]]:
-    """Give new actions consecutive ``seq`` numbers and FOLLOWED_BY links."""
+    """Give new actions their keys, consecutive ``seq`` numbers and
+    FOLLOWED_BY links (from ``previous``, the last action's key)."""
     rows, links = [], []
     for offset, action in enumerate(actions):
+        key = action_key(user_id, action["action_id"])
         rows.append(
             {
+                "action_key": key,
                 "action_id": action["action_id"],
                 "seq": first_seq + offset,
                 "action_type": action["action_type"],
@@ -287,8 +307,8 @@ def _number_actions(
             }
         )
         if previous is not None:
-            links.append({"previous": previous, "next": action["action_id"]})
-        previous = action["action_id"]
+            links.append({"previous": previous, "next": key})
+        previous = key
     return rows, links
 
 

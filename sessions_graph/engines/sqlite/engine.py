@@ -225,7 +225,7 @@ class SQLiteEngine(
     def user_counts(self, user_id: str) -> Record:
         row = self._read(
             "WITH units(kind, id) AS ("
-            "   SELECT 'action', a.action_id FROM actions a"
+            "   SELECT 'action', a.action_key FROM actions a"
             "   JOIN sessions s ON s.session_id = a.session_id WHERE s.user_id = ?"
             "   UNION ALL SELECT 'memory', memory_id FROM memories WHERE user_id = ?),"
             " user_chunks(hash) AS ("

@@ -9,7 +9,7 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
-from sessions_graph.engines.base import Record, project_scope
+from sessions_graph.engines.base import Record, action_key, project_scope
 from sessions_graph.engines.sqlite.rows import _ACTION_COLUMNS, _action_record
 from sessions_graph.index_text.records import group_entity_units
 from sessions_graph.index_text.turns import TURN_RADIUS, turn_documents
@@ -47,8 +47,9 @@ class Recall:
         # neither documents nor their neighbours' context.
         rows = conversation_rows(
             conn.execute(
-                "SELECT a.action_id, a.seq, a.action_type, a.text, a.timestamp, a.origin,"
-                " d.rowid AS doc FROM actions a LEFT JOIN turn_docs d ON d.action_id = a.action_id"
+                "SELECT a.action_key, a.action_id, a.seq, a.action_type, a.text, a.timestamp,"
+                " a.origin, d.rowid AS doc"
+                " FROM actions a LEFT JOIN turn_docs d ON d.action_key = a.action_key"
                 " WHERE a.session_id = ? AND a.seq >= ? ORDER BY a.seq",
                 (session_id, first_seq - 2 * TURN_RADIUS),
             ).fetchall()
@@ -63,9 +64,10 @@ class Recall:
                 )
                 continue
             cursor = conn.execute(
-                "INSERT INTO turn_docs(action_id, user_id, session_id, action_type, timestamp,"
-                " speaker, asks, tells_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO turn_docs(action_key, action_id, user_id, session_id, action_type,"
+                " timestamp, speaker, asks, tells_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
+                    row["action_key"],
                     row["action_id"],
                     user_id,
                     session_id,
@@ -86,7 +88,7 @@ class Recall:
             "SELECT DISTINCT a.session_id, s.user_id FROM actions a"
             " JOIN sessions s ON s.session_id = a.session_id"
             " WHERE a.origin = 'conversation'"
-            " AND NOT EXISTS (SELECT 1 FROM turn_docs d WHERE d.action_id = a.action_id)"
+            " AND NOT EXISTS (SELECT 1 FROM turn_docs d WHERE d.action_key = a.action_key)"
         ).fetchall()
         for session_id, user_id in sessions:
             self._index_turns(conn, session_id, user_id, 0)
@@ -188,8 +190,8 @@ class Recall:
             " FROM actions h JOIN sessions s ON s.session_id = h.session_id AND s.user_id = ?"
             " JOIN actions a ON a.session_id = h.session_id"
             "   AND a.seq BETWEEN h.seq - ? AND h.seq + ? AND a.origin = 'conversation'"
-            " WHERE h.action_id IN (SELECT value FROM json_each(?))",
-            (user_id, radius, radius, json.dumps(list(action_ids))),
+            " WHERE h.action_key IN (SELECT value FROM json_each(?))",
+            (user_id, radius, radius, json.dumps([action_key(user_id, a) for a in action_ids])),
         )
         return [_action_record(r) for r in rows]
 
@@ -208,18 +210,19 @@ class Recall:
             rows += map(
                 dict,
                 self._read(
-                    "SELECT e.name, m.entity_type, m.description, uc.unit_kind, uc.unit_id,"
+                    "SELECT e.name, m.entity_type, m.description, uc.unit_kind,"
+                    " coalesce(a.action_id, uc.unit_id) AS unit_id,"
                     " coalesce(a.session_id, mm.session_id) AS session_id,"
                     " CASE WHEN uc.unit_kind = 'action' THEN coalesce(a.timestamp, s.started_at)"
                     "      ELSE mm.created_at END AS timestamp, s.project_key, s.cwd"
                     " FROM entities e JOIN mentions m ON m.entity_id = e.entity_id"
                     " JOIN unit_chunks uc ON uc.chunk_hash = m.chunk_hash"
-                    " LEFT JOIN actions a ON uc.unit_kind = 'action' AND a.action_id = uc.unit_id"
+                    " LEFT JOIN actions a ON uc.unit_kind = 'action' AND a.action_key = uc.unit_id"
                     " LEFT JOIN memories mm ON uc.unit_kind = 'memory'"
                     "   AND mm.memory_id = uc.unit_id"
                     " LEFT JOIN sessions s ON s.session_id = coalesce(a.session_id, mm.session_id)"
                     " WHERE e.entity_id = ?"
-                    "   AND (a.action_id IS NULL OR a.origin = 'conversation')"
+                    "   AND (a.action_key IS NULL OR a.origin = 'conversation')"
                     "   AND (s.user_id = ? OR (s.session_id IS NULL AND mm.user_id = ?))"
                     " ORDER BY m.chunk_hash LIMIT ?",
                     (entity_id, user_id, user_id, limit),

@@ -24,13 +24,15 @@ from sessions_graph.provenance import conversation_units
 from sessions_graph.validation import check_workspace
 
 #: The table holding each kind of reconcilable unit.
-_UNIT_TABLES = {"action": "actions", "memory": "memories"}
+#: Each unit kind's table and the column its ``unit_id`` is: an action's
+#: key (its user's and its id, ``engines.base.action_key``), a memory's id.
+_UNIT_TABLES = {"action": ("actions", "action_key"), "memory": ("memories", "memory_id")}
 
 # A session's chunks in unit order (its actions by seq, then its memories by
 # creation), one row per link; parameters: session_id, session_id.
 _SESSION_CHUNKS = """
     SELECT 0 AS grp, a.seq AS o1, '' AS o2, uc.position, uc.chunk_hash AS hash
-    FROM actions a JOIN unit_chunks uc ON uc.unit_kind = 'action' AND uc.unit_id = a.action_id
+    FROM actions a JOIN unit_chunks uc ON uc.unit_kind = 'action' AND uc.unit_id = a.action_key
     WHERE a.session_id = ?
     UNION ALL
     SELECT 1, 0, m.created_at || m.memory_id, uc.position, uc.chunk_hash
@@ -94,9 +96,9 @@ class Reconcile:
 
     def reconcilable_units(self, session_id: str) -> list[Record]:
         rows = self._read(
-            "SELECT 'action' AS unit_kind, a.action_id AS unit_id, a.text, a.action_type,"
+            "SELECT 'action' AS unit_kind, a.action_key AS unit_id, a.text, a.action_type,"
             " a.origin, h.content_hash FROM actions a LEFT JOIN unit_hashes h"
-            "   ON h.unit_kind = 'action' AND h.unit_id = a.action_id"
+            "   ON h.unit_kind = 'action' AND h.unit_id = a.action_key"
             " WHERE a.session_id = ? AND a.origin = 'conversation' ORDER BY a.seq",
             (session_id,),
         ) + self._read(
@@ -111,13 +113,13 @@ class Reconcile:
     def set_unit_chunks(
         self, unit_kind: str, unit_id: str, content_hash: str, chunks: Sequence[Record]
     ) -> None:
-        table = _UNIT_TABLES.get(unit_kind)
-        if table is None:
+        unit_table = _UNIT_TABLES.get(unit_kind)
+        if unit_table is None:
             raise MemoryValidationError(f"unknown unit kind {unit_kind!r}")
         hashes = [c["hash"] for c in chunks]
         with self._write() as conn:
             if not conn.execute(
-                f"SELECT 1 FROM {table} WHERE {unit_kind}_id = ?", (unit_id,)
+                f"SELECT 1 FROM {unit_table[0]} WHERE {unit_table[1]} = ?", (unit_id,)
             ).fetchone():
                 return  # deleted during the run: its links would never be collected
             conn.executemany(
@@ -333,7 +335,7 @@ class Reconcile:
             "   SELECT a.session_id FROM entities e"
             "   JOIN mentions m ON m.entity_id = e.entity_id"
             "   JOIN unit_chunks uc ON uc.chunk_hash = m.chunk_hash AND uc.unit_kind = 'action'"
-            "   JOIN actions a ON a.action_id = uc.unit_id"
+            "   JOIN actions a ON a.action_key = uc.unit_id"
             "   WHERE e.name_key = :name_key"
             "   UNION"
             "   SELECT mm.session_id FROM entities e"
@@ -360,7 +362,7 @@ class Reconcile:
             "   SELECT s.session_id, uc.chunk_hash FROM json_each(:ids) j"
             "   CROSS JOIN sessions s ON s.session_id = j.value AND s.user_id = :user_id"
             "   CROSS JOIN actions a ON a.session_id = s.session_id"
-            "   CROSS JOIN unit_chunks uc ON uc.unit_kind = 'action' AND uc.unit_id = a.action_id"
+            "   CROSS JOIN unit_chunks uc ON uc.unit_kind = 'action' AND uc.unit_id = a.action_key"
             "   UNION"
             "   SELECT s.session_id, uc.chunk_hash FROM json_each(:ids) j"
             "   CROSS JOIN sessions s ON s.session_id = j.value AND s.user_id = :user_id"

@@ -7,8 +7,15 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from sessions_graph.engines.base import FAILED, PENDING, RECONCILED, Record, not_found_for_user
-from sessions_graph.errors import MemoryValidationError
+from sessions_graph.engines.base import (
+    FAILED,
+    PENDING,
+    RECONCILED,
+    Record,
+    memory_id_taken,
+    not_found_for_user,
+)
+from sessions_graph.errors import MemoryIdTakenError, MemoryValidationError
 
 _MEMORY_COLUMNS = "memory_id, user_id, content, session_id, created_at, updated_at, project_key"
 _SESSION_COLUMNS = (
@@ -67,7 +74,13 @@ def _ensure_session(conn: sqlite3.Connection, session_id: str, user_id: str, now
 
 def _insert_memory(conn: sqlite3.Connection, memory: Record) -> None:
     """INSERT a Memory, MERGE its User and Session, touch the Session. A
-    memory given no ``project_key`` takes its session's."""
+    memory given no ``project_key`` takes its session's. A ``memory_id`` in
+    use (a caller may choose it) raises ``MemoryIdTakenError``, checked in
+    the caller's write transaction before anything is written."""
+    if conn.execute(
+        "SELECT 1 FROM memories WHERE memory_id = ?", (memory["memory_id"],)
+    ).fetchone():
+        raise MemoryIdTakenError(memory_id_taken(memory["memory_id"]))
     _ensure_user(conn, memory["user_id"], memory["created_at"])
     project = memory.get("project_key")
     if memory["session_id"]:

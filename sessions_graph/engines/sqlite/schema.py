@@ -16,6 +16,71 @@ from sessions_graph.index_text.turns import asks, speaker, tells_time
 from sessions_graph.index_text.words import has_long_word
 from sessions_graph.provenance import conversation_text, origin
 
+#: Action ids are unique per user, not globally (``engines.base.action_key``):
+#: one user recording another's (computable) ids must not block theirs.
+#: ``actions`` is keyed by ``action_key`` (user id, ``|``, action id) and
+#: ``turn_docs`` unique on it, both rebuilt (rowids kept: they are the
+#: turn index's); an action unit's ``unit_id`` in ``unit_chunks`` and
+#: ``unit_hashes`` becomes its key; the delete triggers, dropped with the
+#: old table, are made again on the key.
+ACTION_KEYS = """
+    CREATE TABLE actions_keyed (
+        action_key  TEXT PRIMARY KEY,
+        action_id   TEXT NOT NULL,
+        session_id  TEXT NOT NULL REFERENCES sessions(session_id),
+        seq         INTEGER NOT NULL,
+        action_type TEXT NOT NULL,
+        text        TEXT NOT NULL,
+        timestamp   TEXT,
+        tool_name   TEXT,
+        tool_use_id TEXT,
+        is_error    INTEGER NOT NULL DEFAULT 0,
+        redactions  INTEGER NOT NULL DEFAULT 0,
+        origin      TEXT NOT NULL DEFAULT 'conversation',
+        UNIQUE (session_id, seq)
+    );
+    INSERT INTO actions_keyed
+        SELECT s.user_id || '|' || a.action_id, a.action_id, a.session_id, a.seq, a.action_type,
+               a.text, a.timestamp, a.tool_name, a.tool_use_id, a.is_error, a.redactions,
+               a.origin
+        FROM actions a JOIN sessions s ON s.session_id = a.session_id;
+    UPDATE unit_chunks SET unit_id = (
+        SELECT k.action_key FROM actions_keyed k WHERE k.action_id = unit_chunks.unit_id
+    ) WHERE unit_kind = 'action' AND unit_id IN (SELECT action_id FROM actions_keyed);
+    UPDATE unit_hashes SET unit_id = (
+        SELECT k.action_key FROM actions_keyed k WHERE k.action_id = unit_hashes.unit_id
+    ) WHERE unit_kind = 'action' AND unit_id IN (SELECT action_id FROM actions_keyed);
+    CREATE TABLE turn_docs_keyed (
+        rowid       INTEGER PRIMARY KEY,
+        action_key  TEXT NOT NULL UNIQUE,
+        action_id   TEXT NOT NULL,
+        user_id     TEXT NOT NULL,
+        session_id  TEXT NOT NULL,
+        action_type TEXT NOT NULL,
+        timestamp   TEXT,
+        speaker     TEXT,
+        asks        INTEGER NOT NULL DEFAULT 0,
+        tells_time  INTEGER NOT NULL DEFAULT 0
+    );
+    INSERT INTO turn_docs_keyed
+        SELECT rowid, user_id || '|' || action_id, action_id, user_id, session_id, action_type,
+               timestamp, speaker, asks, tells_time
+        FROM turn_docs;
+    DROP TABLE actions;
+    DROP TABLE turn_docs;
+    ALTER TABLE actions_keyed RENAME TO actions;
+    ALTER TABLE turn_docs_keyed RENAME TO turn_docs;
+    CREATE TRIGGER actions_unit_ad AFTER DELETE ON actions BEGIN
+        DELETE FROM unit_chunks WHERE unit_kind = 'action' AND unit_id = old.action_key;
+        DELETE FROM unit_hashes WHERE unit_kind = 'action' AND unit_id = old.action_key;
+    END;
+    CREATE TRIGGER actions_turn_ad AFTER DELETE ON actions BEGIN
+        DELETE FROM turns_fts
+        WHERE rowid = (SELECT rowid FROM turn_docs WHERE action_key = old.action_key);
+        DELETE FROM turn_docs WHERE action_key = old.action_key;
+    END;
+"""
+
 MIGRATIONS: list[str] = [
     # 1: users, memories (+ full-text index), sessions, actions.
     """
@@ -395,16 +460,23 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (user_id, element_key)
     ) WITHOUT ROWID;
     """,
+    # 18: action ids unique per user (ACTION_KEYS, above).
+    ACTION_KEYS,
 ]
+
 
 SCHEMA_VERSION = len(MIGRATIONS)
 
 #: Migrations whose effect a statement-level check cannot see, with a query
 #: that returns a row when the file already has it. 6 copies marks into a
 #: table keyed by extractor: a file whose marks are already keyed so must
-#: not be copied again.
+#: not be copied again. ACTION_KEYS rebuilds tables under new names and
+#: renames them back: a file whose actions are keyed is not rebuilt again.
 _APPLIED_WHEN = {
     6: "SELECT 1 FROM pragma_table_info('chunk_extractions') WHERE name = 'extractor'",
+    MIGRATIONS.index(ACTION_KEYS) + 1: (
+        "SELECT 1 FROM pragma_table_info('actions') WHERE name = 'action_key'"
+    ),
 }
 #: A statement that creates a named object, and one that adds a column.
 _CREATES = re.compile(
@@ -463,8 +535,11 @@ def migrate(
             missing = [s for s, there in statements if there is False]
             if number < version and not missing:
                 continue  # applied, as its number says
+            # Whether an object exists is asked again just before its
+            # statement: a migration that drops a table (and its triggers)
+            # makes them again under their old names.
             for statement, there in statements:
-                if not there:
+                if not there or not _exists_already(conn, statement):
                     conn.execute(statement)
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         # Actions stored before the turn index existed are indexed

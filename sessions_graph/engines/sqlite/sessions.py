@@ -18,6 +18,7 @@ from sessions_graph.engines.base import (
     ActionsAdded,
     ImportCursor,
     Record,
+    action_key,
     not_found_for_user,
     project_scope,
 )
@@ -64,12 +65,13 @@ class Sessions:
                 _ensure_session(conn, session_id, user_id, started)
             elif row[1] != user_id:
                 raise MemoryValidationError(not_found_for_user(session_id, user_id))
-            # Another session's ids are skipped (ON CONFLICT below); count them.
-            ids = json.dumps([a["action_id"] for a in actions])
+            # The user's other sessions' ids are skipped (ON CONFLICT below);
+            # count them. Keys, not ids: another user's never collide.
+            keys = json.dumps(list({action_key(user_id, a["action_id"]) for a in actions}))
             foreign = conn.execute(
-                "SELECT count(*) FROM actions WHERE action_id IN (SELECT value FROM json_each(?))"
+                "SELECT count(*) FROM actions WHERE action_key IN (SELECT value FROM json_each(?))"
                 " AND session_id != ?",
-                (ids, session_id),
+                (keys, session_id),
             ).fetchone()[0]
             seq = row[0] if row else 0
             actions = [dict(a) for a in actions]
@@ -77,10 +79,11 @@ class Sessions:
             added = 0
             for action in actions:
                 cursor = conn.execute(
-                    f"INSERT INTO actions({_ACTION_COLUMNS})"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                    " ON CONFLICT(action_id) DO NOTHING",
+                    f"INSERT INTO actions(action_key, {_ACTION_COLUMNS})"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    " ON CONFLICT(action_key) DO NOTHING",
                     (
+                        action_key(user_id, action["action_id"]),
                         action["action_id"],
                         session_id,
                         seq + added,
