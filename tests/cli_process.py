@@ -7,6 +7,9 @@ import sys
 from pathlib import Path
 
 CLI = [sys.executable, "-m", "sessions_graph"]
+#: The checkout the package under test runs from: install hints name it
+#: (sessions-graph is installed from a checkout, not from PyPI).
+CHECKOUT = Path(__file__).resolve().parent.parent
 
 
 def run(

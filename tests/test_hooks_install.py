@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_process import CHECKOUT
 
 from sessions_graph.hooks.install import (
     CLAUDE_EVENTS,
@@ -308,7 +309,7 @@ def test_without_the_mcp_extra_only_the_hooks_are_installed(tmp_path: Path) -> N
     )
     assert result.returncode == 0, result.stderr
     assert result.stderr.count("\n") == 1
-    assert "pip install 'sessions-graph[mcp]'" in result.stderr
+    assert f"pip install '{CHECKOUT}[mcp]'" in result.stderr
     assert not (tmp_path / ".mcp.json").exists()
     assert "Stop" in json.loads((tmp_path / ".claude" / "settings.json").read_text())["hooks"]
 

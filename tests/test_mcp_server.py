@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_process import CHECKOUT
 from mcp import Client, StdioServerParameters
 
 from sessions_graph import SessionsGraph
@@ -254,7 +255,7 @@ def test_without_the_mcp_extra_the_command_says_what_to_install(tmp_path: Path) 
     )
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.count("\n") == 1
-    assert "pip install 'sessions-graph[mcp]'" in result.stderr
+    assert f"pip install '{CHECKOUT}[mcp]'" in result.stderr
 
 
 def test_list_sessions_by_project_and_time(tmp_path: Path, store: Path) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import anthropic
 import pytest
+from cli_process import CHECKOUT
 
 from sessions_graph import SessionsGraph
 from sessions_graph.agent import SessionsGraphMemoryTool
@@ -126,7 +127,7 @@ def test_without_the_sdk_the_import_says_what_to_install() -> None:
         "except ImportError as exc:\n    print(exc)\n"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert "pip install 'sessions-graph[memory-tool]'" in result.stdout
+    assert f"pip install '{CHECKOUT}[memory-tool]'" in result.stdout
 
 
 def test_the_cli_lists_files_and_their_versions(tmp_path: Path) -> None:

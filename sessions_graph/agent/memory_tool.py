@@ -38,12 +38,13 @@ from sessions_graph.agent.memory_files import (
     normalize_path,
 )
 from sessions_graph.errors import SessionsGraphError
+from sessions_graph.extras import pip_install
 
 try:
     from anthropic.lib.tools import BetaAbstractMemoryTool, ToolError
 except ImportError as exc:  # pragma: no cover - exercised without the extra only
     raise ImportError(
-        "SessionsGraphMemoryTool needs the Anthropic SDK: pip install 'sessions-graph[memory-tool]'"
+        f"SessionsGraphMemoryTool needs the Anthropic SDK: {pip_install('memory-tool')}"
     ) from exc
 
 if TYPE_CHECKING:

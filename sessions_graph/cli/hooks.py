@@ -16,6 +16,7 @@ from pathlib import Path
 
 from sessions_graph.cli.common import Exit, echo, fail
 from sessions_graph.cli.params import Option
+from sessions_graph.extras import pip_install, pipx_install
 from sessions_graph.hooks.install import (
     CLAUDE_EVENTS,
     CODEX_EVENTS,
@@ -103,7 +104,7 @@ def install(
         # on every session: register it once the SDK is there.
         echo(
             "MCP server not registered: the MCP SDK is missing."
-            " pip install 'sessions-graph[mcp]', then run install-hooks again",
+            f" {pip_install('mcp')}, then run install-hooks again",
             err=True,
         )
         no_mcp = True
@@ -138,7 +139,7 @@ def install(
         echo(
             f"note: {PORTABLE_EXECUTABLE} is not on this PATH; the project's files run it by"
             " name (this machine's path would not work for a teammate): put it on PATH,"
-            " e.g. pipx install sessions-graph",
+            f" e.g. {pipx_install()}",
             err=True,
         )
     if codex:

@@ -155,7 +155,9 @@ def ui(
         import starlette  # noqa: F401
         import uvicorn
     except ImportError:
-        raise fail("the viewer needs its extra: pip install 'sessions-graph[ui]'", 2) from None
+        from sessions_graph.extras import pip_install
+
+        raise fail(f"the viewer needs its extra: {pip_install('ui')}", 2) from None
     from sessions_graph.ui.app import create_app
 
     settings = cli_settings()

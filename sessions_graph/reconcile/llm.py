@@ -20,6 +20,7 @@ import os
 from typing import Any
 
 from sessions_graph.errors import ConfigError, ReconciliationNotConfiguredError
+from sessions_graph.extras import pip_install
 from sessions_graph.reconcile.extraction import LLMFunc, note_request
 from sessions_graph.settings import Settings
 
@@ -96,7 +97,7 @@ def fallback_note(settings: Settings) -> str | None:
         return None
     return (
         f"{configured} is configured but the {missing} package is missing: reconciling"
-        " with the local extractor (pip install 'sessions-graph[reconcile]' for the LLM)"
+        f" with the local extractor ({pip_install('reconcile')} for the LLM)"
     )
 
 
@@ -120,9 +121,7 @@ def _sdk(name: str) -> Any:
     try:
         return importlib.import_module(name)
     except ImportError:
-        raise ConfigError(
-            f"the {name} package is missing: pip install 'sessions-graph[reconcile]'"
-        ) from None
+        raise ConfigError(f"the {name} package is missing: {pip_install('reconcile')}") from None
 
 
 def _retrying(sdk: Any) -> Any:

