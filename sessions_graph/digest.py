@@ -71,7 +71,9 @@ _TESTS = re.compile(
     r"(?: run)? test|jest|vitest|mocha|rspec|phpunit|ctest|make (?:check|test)|"
     r"mvn test|gradle test|dotnet test|mix test)\b"
 )
-_SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|$)")
+#: A sentence ends at ``.``, ``!`` or ``?`` followed by a space or the end:
+#: a dot inside a path, a version or a name ("~/.cache", "v1.2") is not one.
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+(?:[.!?]+|$)")
 _DECIDES = re.compile(
     r"\b(decid(?:e|ed|ing)|decision|chose|chosen|settled on|agreed|going with|go with|"
     r"opt(?:ed)? for|instead of|(?:we'?ll|we will|let'?s|i'?ll|will) (?:use|keep|go|stick|switch)|"
@@ -158,16 +160,17 @@ def _sentences(text: str) -> Iterable[str]:
             yield sentence
 
 
-def _decisions(actions: Sequence[Mapping[str, Any]]) -> list[str]:
-    found: dict[str, None] = {}
+def _decisions(actions: Sequence[Mapping[str, Any]]) -> list[tuple[str, str | None]]:
+    """(sentence, the id of the action that says it), the latest ones."""
+    found: dict[str, str | None] = {}
     for action in actions:
         if action["action_type"] not in ("user_message", "assistant_message"):
             continue
         for sentence in _sentences(action.get("text") or ""):
             if sentence.endswith("?") or not _DECIDES.search(sentence):
                 continue
-            found.setdefault(_one_line(sentence, ITEM_CHARS), None)
-    return list(found)[-MAX_ITEMS:]  # the latest decisions stand
+            found.setdefault(_one_line(sentence, ITEM_CHARS), action.get("action_id"))
+    return list(found.items())[-MAX_ITEMS:]  # the latest decisions stand
 
 
 def _open(last_answer: str) -> list[str]:
@@ -220,24 +223,14 @@ def build(actions: Sequence[Mapping[str, Any]], cwd: str | None = None) -> dict[
         for a in own
         if a["action_type"] == "tool_result" and a.get("tool_use_id")
     }
-    goal = next(
-        (
-            _one_line(a.get("text") or "", GOAL_CHARS)
-            for a in own
-            if a["action_type"] == "user_message"
-            and len(content_words(a.get("text") or "")) >= SUBSTANCE_WORDS
-        ),
+    requests = [a for a in own if a["action_type"] == "user_message"]
+    asked = next(
+        (a for a in requests if len(content_words(a.get("text") or "")) >= SUBSTANCE_WORDS),
         None,
     )
-    if goal is None:  # no request with substance: the first one
-        goal = next(
-            (
-                _one_line(a["text"], GOAL_CHARS)
-                for a in own
-                if a["action_type"] == "user_message" and (a.get("text") or "").strip()
-            ),
-            None,
-        )
+    if asked is None:  # no request with substance: the first one
+        asked = next((a for a in requests if (a.get("text") or "").strip()), None)
+    goal = _one_line(asked.get("text") or "", GOAL_CHARS) if asked else None
     files: dict[str, str] = {}
     commands: list[dict[str, Any]] = []
     for i, action in enumerate(own):
@@ -263,13 +256,21 @@ def build(actions: Sequence[Mapping[str, Any]], cwd: str | None = None) -> dict[
                 result = next((a for a in own[i + 1 :] if a["action_type"] == "tool_result"), None)
             commands.append({"command": _one_line(command, ITEM_CHARS), "failed": _failed(result)})
     answers = [a for a in own if a["action_type"] == "assistant_message"]
+    decisions = _decisions(own)
+    left_open = _open(answers[-1].get("text") or "") if answers else []
+    # The actions whose words the digest quotes: what is shown through it
+    # (the injection ledger notes them, so that they are not shown again).
+    sources = [asked.get("action_id") if asked else None]
+    sources += [action_id for _, action_id in decisions]
+    sources += [answers[-1].get("action_id")] if left_open else []
     return {
         "goal": goal,
         "files": [{"path": p, "change": c} for p, c in list(files.items())[: MAX_ITEMS * 2]],
         "commands": [c for c in commands if not _TESTS.search(c["command"])][-MAX_ITEMS:],
         "tests": [c for c in commands if _TESTS.search(c["command"])][-MAX_ITEMS:],
-        "decisions": _decisions(own),
-        "open": _open(answers[-1].get("text") or "") if answers else [],
+        "decisions": [sentence for sentence, _ in decisions],
+        "open": left_open,
+        "sources": [s for s in dict.fromkeys(sources) if s],
         "substance": has_substance(actions),
     }
 

@@ -393,3 +393,29 @@ def test_what_session_start_injected_is_not_injected_again_at_a_prompt(
     assert all(r["tokens"] > 0 and r["item_ids"] for r in rows)
     shown_twice = set(rows[0]["item_ids"]) & set(rows[1]["item_ids"])
     assert shown_twice == set()
+
+
+def test_a_decision_a_digest_showed_at_the_start_is_not_shown_again_at_a_prompt(
+    tmp_path: Path, project: Path
+) -> None:
+    """The ledger notes the turns a where-you-left-off line quotes through
+    its digest (the decision), not the session's last answer it did not show:
+    the decision does not come back at a prompt, the unshown answer may."""
+    past_session(
+        tmp_path,
+        project,
+        "s-queue",
+        [
+            ("Pick a queue for the orion jobs", "We'll use RQ for the orion job queue."),
+            ("Add the orion worker script", "Added scripts/orion_worker.py with the RQ worker."),
+        ],
+    )
+    start = injected(hook(payload("SessionStart", "s-q2", project)), "SessionStart")
+    assert "We'll use RQ for the orion job queue." in start
+    assert "scripts/orion_worker.py" not in start  # the digest decided: no last answer
+    prompt = injected(
+        hook(_prompt("s-q2", project, "Which queue and worker script for the orion jobs?")),
+        "UserPromptSubmit",
+    )
+    assert "We'll use RQ for the orion job queue." not in prompt
+    assert "scripts/orion_worker.py" in prompt

@@ -76,8 +76,7 @@ def status(
                 f" of {row['items']} items given"
             )
         injected = info.get("injected")
-        if injected:
-            echo(f"injected today: {injected['tokens_since']} tokens (estimated)")
+        if injected:  # today's total is a line of the health below
             echo(
                 f"per session:    median {injected['session_median']:g}, max"
                 f" {injected['session_max']} tokens over {injected['sessions']} sessions"

@@ -191,15 +191,12 @@ def session_start_context(
         limit=RECENT_SESSIONS * 3 + 1,
         preview_chars=QUOTE_CHARS + REDACTION_MARGIN,
     )
-    # A session whose request and answer were both injected is not repeated.
+    # A session whose line shows only what was injected already is not repeated.
     sessions = _sessions_with_substance(
         graph,
         user_id,
-        [
-            r
-            for r in rows
-            if r["session_id"] != current and not set(_session_items(r)) <= set(injected)
-        ],
+        [r for r in rows if r["session_id"] != current],
+        keep=lambda r: not set(_session_items(r)) <= set(injected),
     )
     memories = [
         m
@@ -225,13 +222,30 @@ def session_start_context(
 
 
 def _session_items(row: dict[str, Any]) -> list[str]:
-    """The ledger ids of what a session's line shows: its first request and last answer."""
-    ids = (row.get("first_user_message_id"), row.get("last_assistant_message_id"))
-    return [f"turn:{i}" for i in ids if i]
+    """The ledger ids of what a session's line shows: the turns its digest
+    quotes (``sources``; an LLM's digest, written from the same session,
+    keeps the offline one's; a digest stored before digests named them has
+    its first request stand for it), and the last answer when it is shown."""
+    digest = row["digest"]
+    ids = list(digest.get("sources") or [row.get("first_user_message_id")])
+    if _shows_last_answer(row):
+        ids.append(row.get("last_assistant_message_id"))
+    return [f"turn:{i}" for i in dict.fromkeys(ids) if i]
+
+
+def _shows_last_answer(row: dict[str, Any]) -> bool:
+    """The last answer is shown unless the digest says what it left open or decided."""
+    digest = row["digest"]
+    return bool(row["last_assistant_message"]) and not (
+        digest.get("open") or digest.get("decisions")
+    )
 
 
 def _sessions_with_substance(
-    graph: SessionsGraph, user_id: str, rows: list[dict[str, Any]]
+    graph: SessionsGraph,
+    user_id: str,
+    rows: list[dict[str, Any]],
+    keep: Callable[[dict[str, Any]], bool] = lambda row: True,
 ) -> list[dict[str, Any]]:
     """The first ``RECENT_SESSIONS`` of ``rows`` (newest first) that have
     substance, each with its ``digest`` body. A session without a digest, or
@@ -250,7 +264,10 @@ def _sessions_with_substance(
             digest = graph.engine.get_digest(row["session_id"])
         if digest is None or not digest["substance"]:
             continue  # "hello", "ok": nothing to pick up
-        kept.append({**row, "digest": digest["body"]})
+        row = {**row, "digest": digest["body"]}
+        if not keep(row):
+            continue
+        kept.append(row)
         if len(kept) == RECENT_SESSIONS:
             break
     return kept
@@ -296,8 +313,7 @@ def _session_line(row: dict[str, Any], quote_chars: int) -> str:
     digest = row["digest"]
     line = f"- {_when(row['started_at'])}, session {row['session_id']}: "
     line += render(digest, lambda text: _quote(text, quote_chars))
-    # The last answer, unless the digest already says what it left open or decided.
-    if row["last_assistant_message"] and not (digest.get("open") or digest.get("decisions")):
+    if _shows_last_answer(row):
         line += f"; last answer {_quote(row['last_assistant_message'], quote_chars)}"
     return line
 
@@ -464,6 +480,7 @@ def prompt_context(
         hits.append((shown, items))
     if not hits:
         return None
+    hits.sort(key=lambda h: h[0]["project"] is not None)  # this project's first, in rank order
     found = _fit(
         budget_tokens,
         [
