@@ -74,7 +74,7 @@ def test_status_shows_tokens_injected_today_and_per_session(cli, tmp_path: Path)
         graph.record_injection("bob", "s-b", "SessionStart", ["turn:b"], 7000)
 
     shown = cli("status", "--user", "alice").stdout
-    assert "injected today: 540 tokens (estimated)" in shown
+    assert "injected today: 540 tokens" in shown
     assert "per session:    median 90, max 400 tokens over 3 sessions" in shown
     info = json.loads(cli("status", "--json", "--user", "alice").stdout)
     assert info["injected"] == {

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -218,3 +220,34 @@ def test_status_shows_each_clients_last_hook_event(store: dict[str, str], tmp_pa
     assert lines[codex + 1].endswith("rejected (bad payload)"), lines[codex + 1]
     assert health["clients"][0]["last_hook"]["outcome"] == "stored 2 actions"
     assert health["clients"][0]["last_hook"]["event"] == "Stop"
+
+
+def test_a_project_is_a_key_or_a_directory(tmp_path: Path) -> None:
+    """``--project`` takes what ``recall --project`` takes: a project key, or
+    a directory (``.`` is here), its sessions and those below it."""
+    db = tmp_path / "p.db"
+    here = tmp_path / "src" / "orion"
+    (here / "web").mkdir(parents=True)
+    with SessionsGraph(db=str(db)) as graph:
+        for sid, cwd in (("s-top", here), ("s-web", here / "web"), ("s-else", tmp_path)):
+            graph.record_session_start(sid, user_id="alice", cwd=str(cwd), project_key=str(cwd))
+            graph.record_actions(
+                sid, [{"action_id": f"{sid}-0", "action_type": "user_message", "text": "hi"}]
+            )
+    env = {**os.environ, "SESSIONS_GRAPH_DB": str(db), "SESSIONS_GRAPH_USER_ID": "alice"}
+
+    def listed(project: str) -> set[str]:
+        run = subprocess.run(
+            [sys.executable, "-m", "sessions_graph", "sessions", "--project", project, "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=here,
+            timeout=60,
+        )
+        assert run.returncode == 0, run.stderr
+        return {r["session_id"] for r in json.loads(run.stdout)}
+
+    assert listed(".") == {"s-top", "s-web"}
+    assert listed(str(here / "web")) == {"s-web"}
+    assert listed(str(here)) == {"s-top", "s-web"}

@@ -279,7 +279,11 @@ class MemoryServer:
     def list_sessions(
         self,
         project: Annotated[
-            str | None, Field(description="Only this project (its directory or repo name).")
+            str | None,
+            Field(
+                description="Only this project: its key, or a directory"
+                " (its sessions and those below it)."
+            ),
         ] = None,
         since: Annotated[
             str | None, Field(description="Only sessions started at or after this time.")
@@ -442,7 +446,7 @@ def _named_session(graph: SessionsGraph, user_id: str) -> str | None:
 
     from sessions_graph.validation import ID_PATTERN
 
-    named = os.environ.get(SESSION_ENV, "")
+    named = next((os.environ[n] for n in SESSION_ENV if os.environ.get(n)), "")
     if ID_PATTERN.fullmatch(named) and graph.session_owner(named) in (None, user_id):
         return named
     return None

@@ -155,3 +155,16 @@ def owned_session(graph: Any, session_id: str, user_id: str) -> Any:
 
 def emit_json(data: Any) -> None:
     echo(json.dumps(data, indent=2, default=str))
+
+
+def project_arg(text: str | None) -> str | None:
+    """A ``--project`` value: a directory given as a path (``.``, ``../app``,
+    ``/src/app``, ``~/src/app``) is the absolute directory the sessions ran
+    in; anything else is a project key."""
+    import os
+
+    if text is None:
+        return None
+    if os.sep in text or text in (".", "..") or text.startswith("~"):
+        return os.path.abspath(os.path.expanduser(text))
+    return text

@@ -77,16 +77,6 @@ def _scope(text: str) -> str | list[str]:
     return parts[0] if len(parts) == 1 else parts
 
 
-def _project(text: str | None) -> str | None:
-    """A directory given as a path (``.``, ``../app``, ``/src/app``) is the
-    absolute cwd the sessions recorded; anything else is a project key."""
-    if text is None:
-        return None
-    if os.sep in text or text in (".", "..") or text.startswith("~"):
-        return os.path.abspath(os.path.expanduser(text))
-    return text
-
-
 def recall_text(args: argparse.Namespace, db: str | None) -> str:
     """Run the recall the parsed options ask for; the text to print.
 
@@ -95,6 +85,7 @@ def recall_text(args: argparse.Namespace, db: str | None) -> str:
     to every call; the output is the same (``RecallResult.render`` and
     ``to_json`` are these functions over the same records).
     """
+    from sessions_graph.cli.common import project_arg
     from sessions_graph.errors import quiet_driver_logs
     from sessions_graph.graph import SessionsGraph
     from sessions_graph.recall.core import recall
@@ -110,7 +101,7 @@ def recall_text(args: argparse.Namespace, db: str | None) -> str:
         "scope": _scope(args.scope),
         "since": args.since,
         "until": args.until,
-        "project": _project(args.project),
+        "project": project_arg(args.project),
     }
     missing = _missing_store(settings)
     if missing:

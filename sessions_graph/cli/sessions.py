@@ -15,6 +15,7 @@ from sessions_graph.cli.common import (
     emit_json,
     fail,
     open_graph,
+    project_arg,
     say_nothing_stored,
 )
 from sessions_graph.cli.params import Argument, Option
@@ -28,7 +29,9 @@ DEFAULT_UI_PORT = 8787
 
 
 def sessions(
-    project: str = Option(None, "--project", "-p", help="Only this project (its key)."),
+    project: str = Option(
+        None, "--project", "-p", help="Only this project: its key, or a directory (. is here)."
+    ),
     since: str = Option(
         None, "--since", help="Only sessions started since: a date, an ISO time, or 7d."
     ),
@@ -50,7 +53,7 @@ def sessions(
         rows = views.session_rows(
             graph,
             user or graph.settings.user_id,
-            project=project,
+            project=project_arg(project),
             since=moment,
             entity=entity,
             limit=limit,

@@ -252,7 +252,7 @@ def _store(payload: dict[str, Any], settings: Settings, started: float) -> tuple
     for n, warning in enumerate(outcome.warnings):
         log_line(settings.log_path, "WARN", f"{outcome.summary()}: {warning}", stderr=n == 0)
     log_line(settings.log_path, "INFO", outcome.summary())
-    result = f"stored {outcome.added} actions"
+    result = f"stored {outcome.added} action{'' if outcome.added == 1 else 's'}"
     if context is not None:
         from sessions_graph.hooks.inject import CHARS_PER_TOKEN
 

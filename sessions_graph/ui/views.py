@@ -160,7 +160,7 @@ def session_rows(
     """The user's sessions, newest first: when, project, client, exchanges,
     reconciliation status and goal (the digest's, else the first request).
 
-    ``project`` is a project key; ``since`` a time as ``parse_since`` gives;
+    ``project`` is a project key or a directory; ``since`` a time as ``parse_since`` gives;
     ``entity`` keeps sessions that mention it; ``client`` (``claude-code``,
     ``codex``) and ``text`` (words of the goal or first request) filter what
     the store returns, reading further back until ``limit`` rows are found.
@@ -170,7 +170,7 @@ def session_rows(
         base = [
             {**s.model_dump(), "first_user_message": None}
             for s in found
-            if (project is None or s.project_key == project)
+            if (project is None or _of_project(s.project_key, s.cwd, project))
             and (since is None or (s.started_at or "") >= since)
         ]
         candidates: list[dict[str, Any]] = base
@@ -195,6 +195,15 @@ def session_rows(
             if len(rows) >= limit:
                 return rows
     return rows
+
+
+def _of_project(key: str | None, cwd: str | None, project: str) -> bool:
+    """A session of ``project``: a project key, or a directory its working
+    directory is in (the rule ``recent_sessions`` applies in the engines)."""
+    if key == project:
+        return True
+    root = project.rstrip("/") or "/"
+    return bool(cwd) and (cwd == root or cwd.startswith(root.rstrip("/") + "/"))
 
 
 def _session_pages(graph: SessionsGraph, user_id: str, project: str | None, limit: int) -> Any:
