@@ -56,6 +56,9 @@ MAX_ACTION_CHARS = 200_000
 #: How far past that cut redaction reads, so that the cut cannot leave the
 #: head of a secret whose tail no rule then sees.
 _REDACTION_MARGIN = 4096
+#: A session's latest interactions read to join the injection ledger's rows
+#: to the prompts they were injected for (a prompt injects once at most).
+_JOINED_INTERACTIONS = 1000
 
 
 def _models() -> Any:
@@ -674,12 +677,53 @@ class SessionsGraph:
     ) -> list[dict[str, Any]]:
         """The user's injection ledger, newest first (one session's with
         ``session_id``): ``injection_id``, ``user_id``, ``session_id``,
-        ``event``, ``injected_at``, ``item_ids``, ``tokens``. Plain dicts."""
-        return self.engine.list_injections(
+        ``event``, ``injected_at``, ``item_ids``, ``tokens``, and what the
+        answer used of it: ``interaction_id`` (the interaction recorded for
+        the prompt it was injected for), ``used`` (how many of the items
+        shown, one per hit, the answer used) and ``used_share`` (of those
+        items); None while the prompt is unanswered, once its interaction
+        expired, and for an injection no prompt asked for (SessionStart).
+        Plain dicts."""
+        rows = self.engine.list_injections(
             check_id(user_id, "user_id"),
             check_optional_id(session_id, "session_id"),
             check_limit(limit),
         )
+        self._join_prompt_interactions(user_id, rows)
+        return rows
+
+    def _join_prompt_interactions(self, user_id: str, rows: list[dict[str, Any]]) -> None:
+        """Add to each ledger row the usage of the prompt interaction it was
+        injected with. Nothing is stored twice: the hook records the prompt's
+        interaction (its items: the hits shown) just before the ledger row
+        (the ids those hits show), so the row's interaction is the latest
+        prompt interaction of its session, recorded at or before it, that
+        holds one of its ids. The ledger never shows an id twice in a
+        session, so no earlier prompt's interaction holds one."""
+        now = utcnow()
+        asked: dict[str, list[dict[str, Any]]] = {}
+        for row in rows:
+            sid = row["session_id"]
+            if sid not in asked:
+                found = self.engine.list_interactions(user_id, sid, now, _JOINED_INTERACTIONS)
+                asked[sid] = [r for r in found if r["source"] == "prompt"]
+            ids = set(row["item_ids"])
+            match = next(
+                (
+                    r
+                    for r in asked[sid]  # newest first
+                    if r["created_at"] <= row["injected_at"]
+                    and any(item["key"] in ids for item in r["context"])
+                ),
+                None,
+            )
+            row.update(interaction_id=None, used=None, used_share=None)
+            if match is None:
+                continue
+            row["interaction_id"] = match["interaction_id"]
+            if match.get("answer") is not None:  # it holds an id: one item at least
+                row["used"] = sum(bool(item.get("used")) for item in match["context"])
+                row["used_share"] = round(row["used"] / len(match["context"]), 3)
 
     def injection_stats(self, user_id: str, since: datetime | str) -> dict[str, Any]:
         """How much context was injected for the user: ``tokens_since`` (at or

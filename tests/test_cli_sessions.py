@@ -251,3 +251,51 @@ def test_a_project_is_a_key_or_a_directory(tmp_path: Path) -> None:
     assert listed(".") == {"s-top", "s-web"}
     assert listed(str(here / "web")) == {"s-web"}
     assert listed(str(here)) == {"s-top", "s-web"}
+
+
+def test_show_says_what_each_prompts_answer_used_of_its_injection(
+    store: dict[str, str],
+) -> None:
+    """The prompt hook injects two past exchanges about orion's pgbouncer
+    into a new session and records the prompt's interaction; once answered
+    from one of them, ``show`` prints per injection how much the answer used."""
+    from sessions_graph.hooks.inject import context_for
+
+    with SessionsGraph(settings=Settings(db=store["SESSIONS_GRAPH_DB"])) as graph:
+        graph.record_session_start("s-pool", user_id="alice", cwd="/src/orion", project_key="orion")
+        graph.record_actions(
+            "s-pool",
+            [
+                {
+                    "action_id": "p-u",
+                    "action_type": "user_message",
+                    "text": "Set the orion pgbouncer pool mode",
+                },
+                {
+                    "action_id": "p-a",
+                    "action_type": "assistant_message",
+                    "text": "The orion pgbouncer runs pool_mode=transaction.",
+                },
+            ],
+            user_id="alice",
+        )
+        graph.record_session_start("s-ask", user_id="alice", cwd="/src/orion", project_key="orion")
+        graph.record_injection("alice", "s-ask", "SessionStart", ["turn:s-mid-u0"], 20)
+        payload = {
+            "hook_event_name": "UserPromptSubmit",
+            "session_id": "s-ask",
+            "prompt": "How is pgbouncer set up for orion?",
+            "cwd": "/src/orion",
+        }
+        assert context_for(graph, graph.settings, payload, "alice")
+        [asked] = graph.interactions("alice", "s-ask")
+        assert sorted(item.id for item in asked.context) == ["p-u", "s-old-u0"]
+        graph.record_answer(asked.interaction_id, "It uses pool_mode=transaction.", user_id="alice")
+
+    shown = run(store, "show", "s-ask")
+    assert shown.returncode == 0, shown.stderr
+    # The ledger's rows, newest first: each its time, event, tokens, items.
+    prompt, start = [line.split()[1:] for line in shown.stdout.splitlines()[-2:]]
+    assert prompt[0] == "UserPromptSubmit"
+    assert prompt[-4:] == ["answer", "used", "1", "(50%)"]
+    assert start == ["SessionStart", "20", "tokens", "1", "items", "answer", "used", "-"]

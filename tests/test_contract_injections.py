@@ -7,6 +7,7 @@ import pytest
 
 from sessions_graph import SessionsGraph
 from sessions_graph.errors import MemoryValidationError
+from sessions_graph.hooks.inject import context_for
 
 
 def _start(graph: SessionsGraph, sid: str, user: str) -> None:
@@ -34,6 +35,10 @@ def test_recorded_rows_come_back_per_session_newest_first(graph: SessionsGraph) 
         "injected_at": first["injected_at"],
         "item_ids": ["turn:a1", "memory:m1"],
         "tokens": 120,
+        # No prompt asked for it: nothing an answer used.
+        "interaction_id": None,
+        "used": None,
+        "used_share": None,
     }
     assert len(graph.injections("alice")) == 3
     assert len(graph.injections("alice", limit=1)) == 1
@@ -101,3 +106,70 @@ def test_bad_ledger_input_is_refused_and_stores_nothing(graph: SessionsGraph) ->
         with pytest.raises(MemoryValidationError):
             graph.record_injection(*args)  # type: ignore[arg-type]
     assert graph.injections("alice") == []
+
+
+def _exchange(graph: SessionsGraph, sid: str, request: str, reply: str) -> None:
+    graph.record_session_start(sid, user_id="alice")
+    graph.record_actions(
+        sid,
+        [
+            {"action_id": f"{sid}-0", "action_type": "user_message", "text": request},
+            {"action_id": f"{sid}-1", "action_type": "assistant_message", "text": reply},
+        ],
+        user_id="alice",
+    )
+
+
+def _prompt(graph: SessionsGraph, sid: str, prompt: str) -> str | None:
+    """What the prompt hook injects for ``prompt`` (it records the prompt's
+    interaction and the ledger row)."""
+    payload = {"hook_event_name": "UserPromptSubmit", "session_id": sid, "prompt": prompt}
+    return context_for(graph, graph.settings, payload, "alice")
+
+
+def test_a_prompts_row_shows_how_much_of_it_the_answer_used(graph: SessionsGraph) -> None:
+    """Each prompt's injection is joined to the interaction recorded for
+    that prompt: how many of its items (one per hit) the answer used."""
+    _exchange(graph, "old", "Which backend for the orion cache?", "memcached on port 11211.")
+    _exchange(graph, "new", "Revisit the orion cache backend", "valkey 8.0.1 in cluster mode.")
+    _exchange(graph, "ci", "Why is the deploy pipeline slow?", "The pipeline rebuilds wheels.")
+    _start(graph, "app-1", "alice")
+    graph.record_injection("alice", "app-1", "SessionStart", ["memory:m0"], 30)
+
+    assert _prompt(graph, "app-1", "Which backend does the orion cache use?")
+    [cache_row, start_row] = graph.injections("alice", "app-1")
+    [cache] = graph.interactions("alice", "app-1")
+    assert cache_row["interaction_id"] == cache.interaction_id
+    assert len(cache.context) == 2
+    assert {f"turn:{item.id}" for item in cache.context} <= set(cache_row["item_ids"])
+    assert (cache_row["used"], cache_row["used_share"]) == (None, None)  # not answered yet
+
+    graph.record_answer(cache.interaction_id, "valkey 8.0.1, in cluster mode.", user_id="alice")
+    assert _prompt(graph, "app-1", "Why is the deploy pipeline slow?")
+    ci = graph.interactions("alice", "app-1")[0]
+    graph.record_answer(ci.interaction_id, "No idea, let me look.", user_id="alice")
+
+    # A compaction's SessionStart shows the session's own story: no prompt's.
+    graph.record_injection(
+        "alice", "app-1", "SessionStart", [f"interaction:{ci.interaction_id}"], 50
+    )
+
+    resumed_row, ci_row, cache_row, start_row = graph.injections("alice", "app-1")
+    # Each row joins its own prompt's interaction, not the session's latest.
+    assert (ci_row["interaction_id"], ci_row["used"], ci_row["used_share"]) == (
+        ci.interaction_id,
+        0,
+        0.0,
+    )
+    assert (cache_row["interaction_id"], cache_row["used"], cache_row["used_share"]) == (
+        cache.interaction_id,
+        1,
+        0.5,
+    )
+    for row in (start_row, resumed_row):
+        assert (row["interaction_id"], row["used"], row["used_share"]) == (None, None, None)
+    # Another user's ledger joins nothing of alice's.
+    _start(graph, "bob-1", "bob")
+    graph.record_injection("bob", "bob-1", "UserPromptSubmit", cache_row["item_ids"], 40)
+    [bobs] = graph.injections("bob")
+    assert (bobs["interaction_id"], bobs["used"], bobs["used_share"]) == (None, None, None)

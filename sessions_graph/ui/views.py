@@ -95,8 +95,9 @@ def injections_of(
     graph: SessionsGraph, user_id: str, session_id: str | None = None
 ) -> list[dict[str, Any]]:
     """The injection ledger's rows of the user (of one session), as dicts with
-    ``at``, ``session_id``, ``event``, ``items`` and ``tokens``; empty when
-    nothing is recorded (or the façade keeps no ledger)."""
+    ``at``, ``session_id``, ``event``, ``items``, ``tokens`` and ``used``
+    (what the prompt's answer used of the items, as ``used_text`` says it);
+    empty when nothing is recorded (or the façade keeps no ledger)."""
     method = getattr(graph, "injections", None)
     if method is None:
         return []
@@ -113,9 +114,18 @@ def injections_of(
                 "event": row.get("event"),
                 "items": list(items) if isinstance(items, (list, tuple)) else [items],
                 "tokens": int(_first(row, "tokens", "estimated_tokens", "token_estimate") or 0),
+                "used": used_text(row.get("used"), row.get("used_share")),
             }
         )
     return rows
+
+
+def used_text(used: int | None, share: float | None) -> str:
+    """What an answer used of the items injected with its prompt: "1 (50%)",
+    or "-" when nothing answered them (not yet, or no prompt asked)."""
+    if used is None or share is None:
+        return "-"
+    return f"{used} ({share:.0%})"
 
 
 def _first(row: Mapping[str, Any], *keys: str) -> Any:
@@ -413,7 +423,7 @@ def show_lines(detail: dict[str, Any]) -> list[str]:
         for i in injections:
             out.append(
                 f"  {str(i['at'] or '')[:19]}  {i['event'] or '-'}  {i['tokens']} tokens"
-                f"  {len(i['items'])} items"
+                f"  {len(i['items'])} items  answer used {i['used']}"
             )
     else:
         out.append("injected: nothing recorded")
