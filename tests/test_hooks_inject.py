@@ -19,7 +19,7 @@ from test_hooks_helpers import ClaudeTranscript
 
 from sessions_graph.engines.sqlite import SQLiteEngine
 from sessions_graph.graph import SessionsGraph
-from sessions_graph.hooks.inject import CHARS_PER_TOKEN, TAG
+from sessions_graph.hooks.block import CHARS_PER_TOKEN, TAG
 from sessions_graph.settings import load_settings
 
 HOOK = [sys.executable, "-m", "sessions_graph", "hook"]

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from sessions_graph.errors import SessionsGraphError
+from sessions_graph.hooks.block import Block, fit, quote, when
 
 if TYPE_CHECKING:
     from sessions_graph.graph import SessionsGraph
-    from sessions_graph.hooks.inject import Block
 
 #: SessionStart sources after which the model has lost the session's own
 #: earlier turns (Claude Code's ``source``).
@@ -113,7 +113,6 @@ def resumed_context(
     With the ids of what it shows, for the injection ledger; what the ledger
     holds already is shown again: the compacted conversation has lost it."""
     from sessions_graph.clock import utcnow
-    from sessions_graph.hooks.inject import _fit, _quote, _when
 
     session_id = payload.get("session_id")
     if payload.get("source") not in RESUMED_SOURCES or not isinstance(session_id, str):
@@ -124,9 +123,9 @@ def resumed_context(
         return None
 
     def line(row: dict[str, Any], quote_chars: int) -> str:
-        text = f"- ({_when(row['created_at'])}) asked {_quote(row['question'], quote_chars)}"
+        text = f"- ({when(row['created_at'])}) asked {quote(row['question'], quote_chars)}"
         if row.get("answer"):
-            text += f"; answered {_quote(row['answer'], quote_chars)}"
+            text += f"; answered {quote(row['answer'], quote_chars)}"
         return text
 
     sections = []
@@ -134,7 +133,7 @@ def resumed_context(
         sections.append(
             (
                 "This session so far (its digest):",
-                [([f"digest:{session_id}"], lambda n, d=digest: f"- {_quote(d, n * 4)}")],
+                [([f"digest:{session_id}"], lambda n, d=digest: f"- {quote(d, n * 4)}")],
             )
         )
     sections.append(
@@ -143,7 +142,7 @@ def resumed_context(
             [([f"interaction:{r['interaction_id']}"], lambda n, r=r: line(r, n)) for r in rows],
         )
     )
-    return _fit(budget_tokens, sections, kind="this-session-so-far", block=block)
+    return fit(budget_tokens, sections, kind="this-session-so-far", block=block)
 
 
 def _digest(graph: SessionsGraph, session_id: str) -> str | None:

@@ -254,7 +254,7 @@ def _store(payload: dict[str, Any], settings: Settings, started: float) -> tuple
     log_line(settings.log_path, "INFO", outcome.summary())
     result = f"stored {outcome.added} action{'' if outcome.added == 1 else 's'}"
     if context is not None:
-        from sessions_graph.hooks.inject import CHARS_PER_TOKEN
+        from sessions_graph.hooks.block import CHARS_PER_TOKEN
 
         result += f", injected ~{-(-len(context) // CHARS_PER_TOKEN)} tokens"
     return context, result
