@@ -247,13 +247,13 @@ def entities(
         if graph is None:
             raise fail(f"session {session} not found")
         owned_session(graph, session, user or graph.settings.user_id)
-        found = graph.session_entities(session)
+        found = graph.session_entities(session, plain=True)
     if as_json:
-        emit_json([e.model_dump() for e in found])
+        emit_json(found)
         return
     for e in found:
-        description = " ".join((e.description or "").split())
-        echo(f"{e.name}  ({e.entity_type or '?'}, {e.mentions}x)  {description}")
+        description = " ".join((e["description"] or "").split())
+        echo(f"{e['name']}  ({e['entity_type'] or '?'}, {e['mentions']}x)  {description}")
 
 
 def forget(
