@@ -19,6 +19,7 @@ from sessions_graph.records import plain as plain_record
 from sessions_graph.redact import redact_counted
 from sessions_graph.settings import Settings, load_settings
 from sessions_graph.validation import (
+    EXTRACTOR_CHOICES,
     MAX_CONCURRENCY,
     MAX_LEASE_SECONDS,
     MIN_LEASE_SECONDS,
@@ -958,10 +959,8 @@ def _run_options(
             f"lease_seconds must be a number of seconds from {MIN_LEASE_SECONDS:g}"
             f" to {MAX_LEASE_SECONDS:g}"
         )
-    if extractor is not None and extractor not in pipeline.EXTRACTOR_CHOICES:
-        raise MemoryValidationError(
-            f"extractor must be one of {', '.join(pipeline.EXTRACTOR_CHOICES)}"
-        )
+    if extractor is not None and extractor not in EXTRACTOR_CHOICES:
+        raise MemoryValidationError(f"extractor must be one of {', '.join(EXTRACTOR_CHOICES)}")
     return pipeline.RunOptions(
         entity_workspace=entity_workspace,
         concurrency=concurrency,
