@@ -23,9 +23,11 @@ from sessions_graph.memory_paths import (
     parents,
 )
 from sessions_graph.provenance import ORIGINS
+from sessions_graph.records import plain as plain_record
 from sessions_graph.redact import redact_counted
 from sessions_graph.settings import Settings, load_settings
 from sessions_graph.validation import (
+    EXTRACTOR_CHOICES,
     MAX_CONCURRENCY,
     MAX_LEASE_SECONDS,
     MIN_LEASE_SECONDS,
@@ -66,6 +68,15 @@ def _models() -> Any:
     from sessions_graph import models
 
     return models
+
+
+def _records(model: str, rows: Iterable[Mapping[str, Any]], plain: bool) -> list[Any]:
+    """``rows`` as ``models.<model>`` records, or with ``plain`` as the dicts
+    their ``model_dump()`` gives (``sessions_graph.records``): the CLI's
+    read commands take those, and never load pydantic."""
+    if plain:
+        return [plain_record(model, r) for r in rows]
+    return [getattr(_models(), model)(**r) for r in rows]
 
 
 def open_engine(
@@ -221,20 +232,27 @@ class SessionsGraph:
         row = self.engine.get_memory(memory_id, user_id)
         return _models().Memory(**row) if row else None
 
-    def get_memories(self, user_id: str, limit: int = 100) -> list[Memory]:
-        """A user's memories, newest first."""
+    def get_memories(
+        self, user_id: str, limit: int = 100, *, plain: bool = False
+    ) -> list[Memory] | list[dict[str, Any]]:
+        """A user's memories, newest first (``plain``: dicts, see ``_records``)."""
         check_id(user_id, "user_id")
         rows = self.engine.list_memories(user_id, check_limit(limit))
-        return [_models().Memory(**r) for r in rows]
+        return _records("Memory", rows, plain)
 
-    def get_memories_for_session(self, session_id: str, limit: int = 100) -> list[Memory]:
-        """The memories a session produced, newest first."""
+    def get_memories_for_session(
+        self, session_id: str, limit: int = 100, *, plain: bool = False
+    ) -> list[Memory] | list[dict[str, Any]]:
+        """The memories a session produced, newest first (``plain``: dicts)."""
         check_id(session_id, "session_id")
         rows = self.engine.list_session_memories(session_id, check_limit(limit))
-        return [_models().Memory(**r) for r in rows]
+        return _records("Memory", rows, plain)
 
-    def search_memories(self, user_id: str, query: str, limit: int = 10) -> list[Memory]:
-        """Full-text search of one user's memories, most relevant first.
+    def search_memories(
+        self, user_id: str, query: str, limit: int = 10, *, plain: bool = False
+    ) -> list[Memory] | list[dict[str, Any]]:
+        """Full-text search of one user's memories, most relevant first
+        (``plain``: dicts, see ``_records``).
 
         ``query`` uses Tantivy's syntax (words, "phrases", AND / OR / NOT,
         parentheses, ``prefix*``); anything else raises ``InvalidQueryError``.
@@ -244,7 +262,7 @@ class SessionsGraph:
         check_id(user_id, "user_id")
         parsed = query_lang.parse(query)
         rows = self.engine.search_memories(user_id, parsed, check_limit(limit))
-        return [_models().Memory(**r) for r in rows]
+        return _records("Memory", rows, plain)
 
     def update_memory(
         self, memory_id: str, content: str, *, user_id: str | None = None
@@ -335,15 +353,20 @@ class SessionsGraph:
         check_id(session_id, "session_id")
         return self.engine.mark_pending(session_id)
 
-    def pending_sessions(self, limit: int = 100, *, include_failed: bool = False) -> list[Session]:
-        """Sessions waiting for reconciliation, oldest first."""
+    def pending_sessions(
+        self, limit: int = 100, *, include_failed: bool = False, plain: bool = False
+    ) -> list[Session] | list[dict[str, Any]]:
+        """Sessions waiting for reconciliation, oldest first (``plain``: dicts)."""
         rows = self.engine.pending_sessions(check_limit(limit), include_failed)
-        return [_models().Session(**r) for r in rows]
+        return _records("Session", rows, plain)
 
-    def get_session(self, session_id: str) -> Session | None:
+    def get_session(
+        self, session_id: str, *, plain: bool = False
+    ) -> Session | dict[str, Any] | None:
+        """The session, or None (``plain``: a dict, see ``_records``)."""
         check_id(session_id, "session_id")
         row = self.engine.get_session(session_id)
-        return _models().Session(**row) if row else None
+        return _records("Session", [row], plain)[0] if row else None
 
     def session_owner(self, session_id: str) -> str | None:
         """The user_id a session belongs to, or None if it is unknown (cheap:
@@ -419,14 +442,17 @@ class SessionsGraph:
         )
 
     # -- reading a session back (the sessions commands and the viewer) ---------
-    def session_actions(self, session_id: str, offset: int = 0, limit: int = 200) -> list[Action]:
+    def session_actions(
+        self, session_id: str, offset: int = 0, limit: int = 200, *, plain: bool = False
+    ) -> list[Action] | list[dict[str, Any]]:
         """A page of a session's actions in order, from position ``offset``:
-        a long session is shown a page at a time instead of read whole."""
+        a long session is shown a page at a time instead of read whole
+        (``plain``: dicts, see ``_records``)."""
         check_id(session_id, "session_id")
         if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
             raise MemoryValidationError("offset must be an integer >= 0")
         rows = self.engine.get_actions_page(session_id, offset, check_limit(limit))
-        return [_models().Action(**r) for r in rows]
+        return _records("Action", rows, plain)
 
     def session_exchanges(self, session_id: str) -> int:
         """How many exchanges (requests of the user, each with what followed)
@@ -523,10 +549,13 @@ class SessionsGraph:
             }
         )
 
-    def session_entities(self, session_id: str) -> list[EntityMention]:
+    def session_entities(
+        self, session_id: str, *, plain: bool = False
+    ) -> list[EntityMention] | list[dict[str, Any]]:
         """Entities mentioned in a session, as this session mentions them: the
         type is the first its chunks gave, the description joins its chunks'
-        distinct descriptions (in chunk-hash order), ``mentions`` counts them."""
+        distinct descriptions (in chunk-hash order), ``mentions`` counts them
+        (``plain``: dicts, see ``_records``)."""
         check_id(session_id, "session_id")
         rows = sorted(
             self.engine.session_mentions(session_id),
@@ -540,23 +569,26 @@ class SessionsGraph:
             descriptions = dict.fromkeys(m["description"] for m in mentions if m["description"])
             entity_type = next((m["entity_type"] for m in mentions if m["entity_type"]), None)
             entities.append(
-                _models().EntityMention(
-                    name=name,
-                    workspace=workspace,
-                    entity_type=entity_type,
-                    description="\n".join(descriptions) or None,
-                    mentions=len(mentions),
-                )
+                {
+                    "name": name,
+                    "workspace": workspace,
+                    "entity_type": entity_type,
+                    "description": "\n".join(descriptions) or None,
+                    "mentions": len(mentions),
+                }
             )
-        return entities
+        return _records("EntityMention", entities, plain)
 
-    def entity_sessions(self, name: str, *, user_id: str) -> list[Session]:
-        """Which of this user's sessions mention an entity: cross-session recall."""
+    def entity_sessions(
+        self, name: str, *, user_id: str, plain: bool = False
+    ) -> list[Session] | list[dict[str, Any]]:
+        """Which of this user's sessions mention an entity: cross-session
+        recall (``plain``: dicts, see ``_records``)."""
         check_id(user_id, "user_id")
         if not isinstance(name, str) or not name.strip() or len(name) > 500:
             raise MemoryValidationError("entity name must be a non-empty string (<= 500 chars)")
         name = without_surrogates(name)
-        return [_models().Session(**r) for r in self.engine.entity_sessions(name.strip(), user_id)]
+        return _records("Session", self.engine.entity_sessions(name.strip(), user_id), plain)
 
     def user_entity_mentions(
         self, user_id: str, session_ids: Sequence[str]
@@ -832,14 +864,15 @@ class SessionsGraph:
         return {**row, "answer": stored, "answered_at": now, "context": context}
 
     def interactions(
-        self, user_id: str, session_id: str | None = None, limit: int = 50
-    ) -> list[Interaction]:
+        self, user_id: str, session_id: str | None = None, limit: int = 50, *, plain: bool = False
+    ) -> list[Interaction] | list[dict[str, Any]]:
         """The user's live interactions, newest first: of ``session_id`` when
-        given, else of every session. Expired ones are never returned."""
+        given, else of every session. Expired ones are never returned
+        (``plain``: dicts, see ``_records``)."""
         check_id(user_id, "user_id")
         check_optional_id(session_id, "session_id")
         rows = self.engine.list_interactions(user_id, session_id, utcnow(), check_limit(limit))
-        return [_models().Interaction(**r) for r in rows]
+        return _records("Interaction", rows, plain)
 
     def feedback(self, user_id: str, interaction_id: str, score: int) -> Interaction:
         """Rate an interaction's answer: ``score`` an integer from 1 (wrong) to
@@ -1006,10 +1039,8 @@ def _run_options(
             f"lease_seconds must be a number of seconds from {MIN_LEASE_SECONDS:g}"
             f" to {MAX_LEASE_SECONDS:g}"
         )
-    if extractor is not None and extractor not in pipeline.EXTRACTOR_CHOICES:
-        raise MemoryValidationError(
-            f"extractor must be one of {', '.join(pipeline.EXTRACTOR_CHOICES)}"
-        )
+    if extractor is not None and extractor not in EXTRACTOR_CHOICES:
+        raise MemoryValidationError(f"extractor must be one of {', '.join(EXTRACTOR_CHOICES)}")
     return pipeline.RunOptions(
         entity_workspace=entity_workspace,
         concurrency=concurrency,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from sessions_graph.errors import MemoryValidationError
+from sessions_graph.errors import ConfigError, MemoryValidationError
 
 #: Ids (user, session, memory, action) are 1-128 characters: letters, digits and
 #: ``. _ : @ -``, starting with a letter or digit. That covers UUIDs, e-mail-like
@@ -29,6 +29,9 @@ MAX_LIMIT = 10_000
 #: them stuck) for that long. More LLM calls at once only earn rate limits.
 MIN_LEASE_SECONDS, MAX_LEASE_SECONDS = 1.0, 86_400.0
 MAX_CONCURRENCY = 100
+#: Values of the ``extractor`` setting and of a reconciliation run's option:
+#: ``auto`` is the LLM when one is configured and usable, else ``local``.
+EXTRACTOR_CHOICES = ("auto", "llm", "local")
 
 # Control characters other than tab, newline and carriage return.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -43,6 +46,13 @@ def check_id(value: object, field: str) -> str:
             " and . _ : @ -, starting with a letter or digit"
         )
     return value
+
+
+def check_extractor(value: object) -> str:
+    """Return ``value`` if it names an extractor choice, else raise ``ConfigError``."""
+    if value not in EXTRACTOR_CHOICES:
+        raise ConfigError(f"extractor must be one of {', '.join(EXTRACTOR_CHOICES)}, got {value!r}")
+    return value  # type: ignore[return-value]
 
 
 def check_optional_id(value: object, field: str) -> str | None:

@@ -18,10 +18,10 @@ from typing import Any
 
 import typer
 
-from sessions_graph.cli.commands import COMMANDS, GROUPS
+from sessions_graph.cli.commands import COMMANDS, GROUPS, Command
 from sessions_graph.cli.common import echo, guarded, one_line, options
 from sessions_graph.cli.params import Param
-from sessions_graph.cli.parse import function
+from sessions_graph.cli.parse import Defer, find, function
 
 
 def _main(
@@ -33,8 +33,13 @@ def _main(
     options["db"] = db
 
 
-def build() -> typer.Typer:
-    """The typer application with every command of ``COMMANDS``."""
+def build(commands: tuple[Command, ...] = COMMANDS) -> typer.Typer:
+    """The typer application with ``commands`` (every command by default).
+
+    A command line that names a command (``sessions-graph ui --help``, or
+    one the light parser left to typer for its message) needs that command
+    only: building the others would import their modules, and typer would
+    make a validator for each of their options, for nothing."""
     app = typer.Typer(
         name="sessions-graph",
         help="Cross-session memory for AI agents, on Memgraph or an embedded SQLite file.",
@@ -43,8 +48,12 @@ def build() -> typer.Typer:
         pretty_exceptions_enable=False,
     )
     app.callback()(_main)
-    groups = {name: typer.Typer(help=text, no_args_is_help=True) for name, text in GROUPS.items()}
-    for command in COMMANDS:
+    groups = {
+        name: typer.Typer(help=text, no_args_is_help=True)
+        for name, text in GROUPS.items()
+        if any(c.words[0] == name for c in commands)
+    }
+    for command in commands:
         parent = groups[command.words[0]] if len(command.words) > 1 else app
         func = function(command)
         if command.passthrough:
@@ -99,8 +108,22 @@ def run() -> int:
     quiet_driver_logs()  # typer loads ``logging`` anyway
     # Not standalone: typer would print a usage error as a boxed panel of
     # five or six lines; it is raised here instead, and made one line.
-    app = build()
+    app = build(_invoked(sys.argv[1:]))
     return guarded(lambda: app(standalone_mode=False), _usage_error)
+
+
+def _invoked(argv: list[str]) -> tuple[Command, ...]:
+    """The one command ``argv`` names (after the global ``--db``), else all."""
+    rest = list(argv)
+    while rest[:1] == ["--db"] and len(rest) > 1:
+        rest = rest[2:]
+    while rest[:1] and rest[0].startswith("--db="):
+        rest = rest[1:]
+    try:
+        command, _ = find(rest)
+    except Defer:
+        return COMMANDS
+    return (command,)
 
 
 def _usage_error(exc: Exception) -> None:

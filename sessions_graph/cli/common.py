@@ -144,11 +144,12 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def owned_session(graph: Any, session_id: str, user_id: str) -> Any:
-    """The session if it belongs to ``user_id``; otherwise the command fails as
-    if it did not exist, so the CLI never shows one user's session to another."""
-    session = graph.get_session(session_id)
-    if session is None or session.user_id != user_id:
+def owned_session(graph: Any, session_id: str, user_id: str) -> dict[str, Any]:
+    """The session (a plain record) if it belongs to ``user_id``; otherwise the
+    command fails as if it did not exist, so the CLI never shows one user's
+    session to another."""
+    session = graph.get_session(session_id, plain=True)
+    if session is None or session["user_id"] != user_id:
         raise fail(f"session {session_id} not found for user {user_id}")
     return session
 

@@ -199,7 +199,6 @@ def uninstall(project: Path = _PROJECT, user: bool = _USER, codex: bool = _CODEX
 def codex_hooks_status() -> str | None:
     """One line on our Codex hooks at user scope, for ``status``: None when
     none is installed (Codex is not asked, so no cost for others)."""
-    from sessions_graph.hooks.codex_trust import MANUAL_STEP, CodexTrustError, our_hooks
     from sessions_graph.hooks.install import is_ours
 
     hooks_file, _ = _targets(None, False, True)
@@ -215,6 +214,9 @@ def codex_hooks_status() -> str | None:
         return None
     if not installed:
         return None
+    # Only now: reading Codex's trust starts its app server (threads, a subprocess).
+    from sessions_graph.hooks.codex_trust import MANUAL_STEP, CodexTrustError, our_hooks
+
     try:
         hooks = our_hooks(hooks_file, Path.home())
     except CodexTrustError as exc:

@@ -19,20 +19,20 @@ def interactions(
     """The user's interactions, newest first: question, answer, rating, and
     how many of the items given with it the answer used."""
     with open_graph() as graph:
-        found = graph.interactions(user or graph.settings.user_id, session, limit=limit)
+        found = graph.interactions(user or graph.settings.user_id, session, limit=limit, plain=True)
     if as_json:
-        emit_json([i.model_dump() for i in found])
+        emit_json(found)
         return
     for i in found:
-        used = sum(bool(item.used) for item in i.context)
-        rating = f"  rated {i.feedback}" if i.feedback is not None else ""
+        used = sum(bool(item["used"]) for item in i["context"])
+        rating = f"  rated {i['feedback']}" if i["feedback"] is not None else ""
         echo(
-            f"{i.interaction_id}  {i.created_at[:19]}Z  session {i.session_id}  {i.source}"
-            f"  used {used}/{len(i.context)}{rating}"
+            f"{i['interaction_id']}  {i['created_at'][:19]}Z  session {i['session_id']}"
+            f"  {i['source']}  used {used}/{len(i['context'])}{rating}"
         )
-        echo(f"    asked:    {_line(i.question)}")
-        if i.answer is not None:
-            echo(f"    answered: {_line(i.answer)}")
+        echo(f"    asked:    {_line(i['question'])}")
+        if i["answer"] is not None:
+            echo(f"    answered: {_line(i['answer'])}")
 
 
 def feedback(
@@ -51,10 +51,10 @@ def feedback(
     with open_graph() as graph:
         user_id = user or graph.settings.user_id
         if target == "last":
-            newest = graph.interactions(user_id, limit=1)
+            newest = graph.interactions(user_id, limit=1, plain=True)
             if not newest:
                 raise fail(f"no interaction of user {user_id!r} to rate")
-            target = newest[0].interaction_id
+            target = newest[0]["interaction_id"]
         rated = graph.feedback(user_id, target, value)
     echo(f"rated {rated.interaction_id} {value}: {len(rated.context)} items' weights moved")
 

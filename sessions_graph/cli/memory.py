@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from sessions_graph.cli.common import (
     echo,
     emit_json,
@@ -17,18 +19,19 @@ _USER = Option(None, "--user", "-u", help="User id (default: the configured user
 _JSON = Option(False, "--json", help="Machine-readable output.")
 
 
-def _show(memories: list, as_json: bool) -> None:
+def _show(memories: list[dict[str, Any]], as_json: bool) -> None:
+    """Print memories read as plain records (``plain=True``: no pydantic)."""
     # Memories are stored as written: what is shown is redacted, as every
     # other read path does (a secret pasted into one is not put on screen).
     from sessions_graph.redact import redact
 
     if as_json:
-        rows = [m.model_dump(exclude_none=True) for m in memories]
+        rows = [{k: v for k, v in m.items() if v is not None} for m in memories]
         emit_json([{**row, "content": redact(row["content"])} for row in rows])
         return
     for m in memories:
-        score = f"  score={m.score:.3f}" if m.score is not None else ""
-        echo(f"{m.memory_id}  {m.created_at[:19]}Z{score}  {redact(m.content)}")
+        score = f"  score={m['score']:.3f}" if m["score"] is not None else ""
+        echo(f"{m['memory_id']}  {m['created_at'][:19]}Z{score}  {redact(m['content'])}")
 
 
 def add(
@@ -61,9 +64,9 @@ def list_(
         user = user or graph.settings.user_id
         if session:
             owned_session(graph, session, user)
-            memories = graph.get_memories_for_session(session, limit=limit)
+            memories = graph.get_memories_for_session(session, limit=limit, plain=True)
         else:
-            memories = graph.get_memories(user, limit=limit)
+            memories = graph.get_memories(user, limit=limit, plain=True)
     _show(memories, as_json)
 
 
@@ -80,7 +83,9 @@ def search(
     with open_graph(read_only=True) as graph:
         if graph is None:
             return say_nothing_stored(as_json, [])
-        memories = graph.search_memories(user or graph.settings.user_id, query, limit=limit)
+        memories = graph.search_memories(
+            user or graph.settings.user_id, query, limit=limit, plain=True
+        )
     _show(memories, as_json)
 
 

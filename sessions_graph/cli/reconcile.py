@@ -76,6 +76,25 @@ def _uses_llm(graph: SessionsGraph, extractor: str | None) -> bool:
     return choice == "llm"
 
 
+def _check_idle_run(graph: SessionsGraph, extractor: str | None, workspace: str | None) -> None:
+    """A sweep that finds nothing waiting chooses no extractor, so nothing of
+    the pipeline loads (its import is most of such a run's time, and cron
+    runs it every few minutes). Its options are still checked as a run
+    checks them, and an LLM asked for by name must be configured: a cron
+    line that could never reconcile fails now, not when work arrives."""
+    from sessions_graph.errors import ConfigError
+    from sessions_graph.validation import check_extractor, check_workspace
+
+    if workspace is not None:
+        check_workspace(workspace)
+    try:
+        choice = check_extractor(extractor or graph.settings.extractor or "auto")
+    except ConfigError as exc:
+        raise fail(str(exc), 2) from None
+    if choice == "llm":
+        _llm_or_exit(graph)
+
+
 def _line(s: ReconciliationSummary) -> str:
     text = (
         f"{s.session_id}  {s.status}  extractor={s.extractor}"
@@ -195,7 +214,12 @@ def reconcile(
             echo(f"expired interactions: {expired}")
         if session:
             owned_session(graph, session, graph.settings.user_id)
-        llm_func = _llm_or_exit(graph) if _uses_llm(graph, extractor) else None
+        idle = pending and not graph.pending_sessions(1, include_failed=retry_failed, plain=True)
+        if idle:
+            _check_idle_run(graph, extractor, workspace)
+            llm_func = None
+        else:
+            llm_func = _llm_or_exit(graph) if _uses_llm(graph, extractor) else None
         if session:
             summary = _run(graph.reconcile_session(session, llm_model_func=llm_func, **options))
             summaries = [summary]
@@ -211,8 +235,12 @@ def reconcile(
             def own(s: ReconciliationSummary) -> bool:
                 return graph.session_owner(s.session_id) == user_id
 
-            summaries = _sweep(
-                graph, llm_func, as_json, own, limit=limit, retry_failed=retry_failed, **options
+            summaries = (
+                []
+                if idle
+                else _sweep(
+                    graph, llm_func, as_json, own, limit=limit, retry_failed=retry_failed, **options
+                )
             )
             totals = _totals(summaries)
             if as_json:
@@ -247,13 +275,13 @@ def entities(
         if graph is None:
             raise fail(f"session {session} not found")
         owned_session(graph, session, user or graph.settings.user_id)
-        found = graph.session_entities(session)
+        found = graph.session_entities(session, plain=True)
     if as_json:
-        emit_json([e.model_dump() for e in found])
+        emit_json(found)
         return
     for e in found:
-        description = " ".join((e.description or "").split())
-        echo(f"{e.name}  ({e.entity_type or '?'}, {e.mentions}x)  {description}")
+        description = " ".join((e["description"] or "").split())
+        echo(f"{e['name']}  ({e['entity_type'] or '?'}, {e['mentions']}x)  {description}")
 
 
 def forget(

@@ -41,7 +41,7 @@ from sessions_graph.engines.base import (
     RECONCILED,
     Engine,
 )
-from sessions_graph.errors import ConfigError, MemoryValidationError
+from sessions_graph.errors import MemoryValidationError
 from sessions_graph.reconcile import llm
 from sessions_graph.reconcile.chunking import (
     DEFAULT_CHUNK_OVERLAP,
@@ -60,7 +60,7 @@ from sessions_graph.reconcile.local import LocalExtractor
 from sessions_graph.reconcile.summary import ReconciliationSummary
 from sessions_graph.redact import redact
 from sessions_graph.settings import Settings
-from sessions_graph.validation import check_workspace
+from sessions_graph.validation import check_extractor, check_workspace
 
 #: How long a claim lives without renewal; renewed every third of it.
 DEFAULT_LEASE_SECONDS = 300.0
@@ -86,10 +86,6 @@ class RunOptions:
     extractor: str | None = None
 
 
-#: Values of the ``extractor`` setting and option.
-EXTRACTOR_CHOICES = ("auto", LLM_EXTRACTOR, LOCAL_EXTRACTOR)
-
-
 def choose_extractor(
     settings: Settings, options: RunOptions, llm_model_func: LLMFunc | None = None
 ) -> str:
@@ -97,11 +93,7 @@ def choose_extractor(
     is the LLM when one is configured (or passed in) and its packages (the
     ``reconcile`` extra) import, else the local extractor: an API key in the
     environment of a plain install must not fail every run."""
-    choice = options.extractor or settings.extractor or "auto"
-    if choice not in EXTRACTOR_CHOICES:
-        raise ConfigError(
-            f"extractor must be one of {', '.join(EXTRACTOR_CHOICES)}, got {choice!r}"
-        )
+    choice = check_extractor(options.extractor or settings.extractor or "auto")
     if choice != "auto":
         return choice
     configured = llm_model_func is not None or llm.describe(settings) is not None

@@ -32,6 +32,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from sessions_graph.errors import SessionsGraphError
+from sessions_graph.redact import redact
 from sessions_graph.ui import views
 
 if TYPE_CHECKING:
@@ -115,6 +116,10 @@ def create_app(
         return f"{path}?{urlencode({**query, 'token': token})}"
 
     templates.globals.update(url=url, user_id=user_id, token=token, step_line=views.step_line)
+    # Memories are stored as written: shown redacted, as every read path
+    # shows stored text (the edit box alone holds the text as stored, since
+    # saving it writes it back).
+    templates.filters["redacted"] = redact
     state: dict[str, Any] = {}
 
     def graph() -> SessionsGraph:

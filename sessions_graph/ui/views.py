@@ -176,12 +176,12 @@ def session_rows(
     the store returns, reading further back until ``limit`` rows are found.
     """
     if entity:
-        found = graph.entity_sessions(entity, user_id=user_id)
+        found = graph.entity_sessions(entity, user_id=user_id, plain=True)
         base = [
-            {**s.model_dump(), "first_user_message": None}
+            {**s, "first_user_message": None}
             for s in found
-            if (project is None or _of_project(s.project_key, s.cwd, project))
-            and (since is None or (s.started_at or "") >= since)
+            if (project is None or _of_project(s["project_key"], s["cwd"], project))
+            and (since is None or (s["started_at"] or "") >= since)
         ]
         candidates: list[dict[str, Any]] = base
         pages = [candidates]
@@ -244,9 +244,9 @@ def _goal(graph: SessionsGraph, record: dict[str, Any]) -> tuple[str, str]:
     if first is None:
         first = next(
             (
-                a.text
-                for a in graph.session_actions(session_id, 0, 50)
-                if a.action_type == "user_message"
+                a["text"]
+                for a in graph.session_actions(session_id, 0, 50, plain=True)
+                if a["action_type"] == "user_message"
             ),
             None,
         )
@@ -257,7 +257,7 @@ def _overview(
     graph: SessionsGraph, record: dict[str, Any], goal: str, goal_from: str, client: str | None
 ) -> dict[str, Any]:
     session_id = record["session_id"]
-    session = graph.get_session(session_id)
+    session = graph.get_session(session_id, plain=True)
     return {
         "session_id": session_id,
         "started_at": record.get("started_at"),
@@ -267,18 +267,18 @@ def _overview(
         "client": client,
         "exchanges": graph.session_exchanges(session_id),
         "actions": record.get("action_count") or 0,
-        "status": session.reconciliation_status if session else None,
+        "status": session["reconciliation_status"] if session else None,
         "goal": goal,
         "goal_from": goal_from,
     }
 
 
 # -- one session ---------------------------------------------------------------------
-def owned(graph: SessionsGraph, session_id: str, user_id: str) -> Any:
-    """The session if it is the user's; ``NotFound`` otherwise (the same
-    words either way: nobody learns whose a session is)."""
-    session = graph.get_session(session_id)
-    if session is None or session.user_id != user_id:
+def owned(graph: SessionsGraph, session_id: str, user_id: str) -> dict[str, Any]:
+    """The session (a plain record) if it is the user's; ``NotFound``
+    otherwise (the same words either way: nobody learns whose a session is)."""
+    session = graph.get_session(session_id, plain=True)
+    if session is None or session["user_id"] != user_id:
         raise NotFound(f"session {session_id} not found for user {user_id}")
     return session
 
@@ -294,7 +294,7 @@ def session_detail(
     """One session: its fields, digest, exchanges (a page of actions, tool
     calls folded to one line each), entities, memories and injections."""
     session = owned(graph, session_id, user_id)
-    actions = graph.session_actions(session_id, offset, limit)
+    actions = graph.session_actions(session_id, offset, limit, plain=True)
     digest = digest_of(graph, session_id)
     exchanges = fold_exchanges(actions)
     first_request = next(
@@ -303,73 +303,77 @@ def session_detail(
     )
     following = offset + len(actions)
     return {
-        "session": session.model_dump(),
+        "session": session,
         "client": graph.session_client(session_id),
         "digest": digest,
         "goal": one_line((digest or {}).get("goal") or first_request or "", GOAL_CHARS),
         "exchanges": exchanges,
         "offset": offset,
-        "next_offset": following if following < session.action_count else None,
+        "next_offset": following if following < session["action_count"] else None,
         "previous_offset": max(0, offset - limit) if offset else None,
-        "entities": [e.model_dump() for e in graph.session_entities(session_id)],
-        "memories": [m.model_dump() for m in graph.get_memories_for_session(session_id)],
+        "entities": graph.session_entities(session_id, plain=True),
+        "memories": graph.get_memories_for_session(session_id, plain=True),
         "injections": injections_of(graph, user_id, session_id),
     }
 
 
-def fold_exchanges(actions: list[Any]) -> list[dict[str, Any]]:
-    """Actions grouped into exchanges (a request and what followed it), each
-    tool call folded with its result to one line."""
+def fold_exchanges(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Actions (plain records) grouped into exchanges (a request and what
+    followed it), each tool call folded with its result to one line."""
     exchanges: list[dict[str, Any]] = []
     calls: dict[str, dict[str, Any]] = {}
     current: dict[str, Any] | None = None
     for action in actions:
-        kind = action.action_type
+        kind = action["action_type"]
         if kind == "user_message" or current is None:
-            current = {"steps": [], "at": action.timestamp}
+            current = {"steps": [], "at": action["timestamp"]}
             exchanges.append(current)
         if kind == "user_message":
-            current["steps"].append({"kind": "request", "text": action.text, "seq": action.seq})
+            current["steps"].append(
+                {"kind": "request", "text": action["text"], "seq": action["seq"]}
+            )
         elif kind == "assistant_message":
-            current["steps"].append({"kind": "answer", "text": action.text, "seq": action.seq})
+            current["steps"].append(
+                {"kind": "answer", "text": action["text"], "seq": action["seq"]}
+            )
         elif kind == "tool_call":
             step = {
                 "kind": "tool",
-                "tool": action.tool_name or "tool",
-                "line": one_line(action.text, TOOL_LINE_CHARS),
+                "tool": action["tool_name"] or "tool",
+                "line": one_line(action["text"], TOOL_LINE_CHARS),
                 "result": None,
                 "is_error": False,
-                "seq": action.seq,
+                "seq": action["seq"],
             }
-            if action.tool_use_id:
-                calls[action.tool_use_id] = step
+            if action["tool_use_id"]:
+                calls[action["tool_use_id"]] = step
             current["steps"].append(step)
         elif kind == "tool_result":
             result = _result_line(action)
-            call = calls.pop(action.tool_use_id, None) if action.tool_use_id else None
+            call = calls.pop(action["tool_use_id"], None) if action["tool_use_id"] else None
             if call is not None:
-                call["result"], call["is_error"] = result, action.is_error
+                call["result"], call["is_error"] = result, action["is_error"]
             else:
                 current["steps"].append(
                     {
                         "kind": "tool",
-                        "tool": action.tool_name or "result",
+                        "tool": action["tool_name"] or "result",
                         "line": "",
                         "result": result,
-                        "is_error": action.is_error,
-                        "seq": action.seq,
+                        "is_error": action["is_error"],
+                        "seq": action["seq"],
                     }
                 )
         else:
             current["steps"].append(
-                {"kind": "system", "text": one_line(action.text, 300), "seq": action.seq}
+                {"kind": "system", "text": one_line(action["text"], 300), "seq": action["seq"]}
             )
     return exchanges
 
 
-def _result_line(action: Any) -> str:
-    text = action.text or ""
-    if action.is_error:
+def _result_line(action: dict[str, Any]) -> str:
+    text = action["text"] or ""
+    if action["is_error"]:
         return "error: " + one_line(text, 80)
     lines = text.count("\n") + 1 if text.strip() else 0
     return f"{lines} line{'s' if lines != 1 else ''}"
@@ -413,8 +417,11 @@ def show_lines(detail: dict[str, Any]) -> list[str]:
         out.append("entities: none")
     else:
         out.append("entities: none yet (not reconciled)")
-    for m in detail["memories"]:
-        out.append(f"memory: {one_line(m['content'], 200)}")
+    if detail["memories"]:
+        from sessions_graph.redact import redact  # memories are stored as written
+
+        for m in detail["memories"]:
+            out.append(f"memory: {one_line(redact(m['content']), 200)}")
     injections = detail["injections"]
     if injections:
         out.append(
@@ -605,16 +612,18 @@ def health(graph: SessionsGraph | None, settings: Settings, user_id: str) -> dic
     if graph is None:
         return info
     waiting = [
-        s for s in graph.pending_sessions(10_000, include_failed=True) if s.user_id == user_id
+        s
+        for s in graph.pending_sessions(10_000, include_failed=True, plain=True)
+        if s["user_id"] == user_id
     ]
-    failed = [s for s in waiting if s.reconciliation_status == "failed"]
+    failed = [s for s in waiting if s["reconciliation_status"] == "failed"]
     info["pending_sessions"] = len(waiting) - len(failed)
     info["failed_sessions"] = len(failed)
     if failed:
         newest = failed[-1]
         problems.append(
-            f"{len(failed)} sessions failed to reconcile (last: {newest.session_id}:"
-            f" {one_line(newest.reconciliation_error, 80)}): run"
+            f"{len(failed)} sessions failed to reconcile (last: {newest['session_id']}:"
+            f" {one_line(newest['reconciliation_error'], 80)}): run"
             " `sessions-graph reconcile --pending --retry-failed`"
         )
     today = datetime.now(timezone.utc).date().isoformat()
