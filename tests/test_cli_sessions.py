@@ -299,3 +299,15 @@ def test_show_says_what_each_prompts_answer_used_of_its_injection(
     assert prompt[0] == "UserPromptSubmit"
     assert prompt[-4:] == ["answer", "used", "1", "(50%)"]
     assert start == ["SessionStart", "20", "tokens", "1", "items", "answer", "used", "-"]
+
+
+def test_show_prints_a_sessions_memories_redacted(store: dict[str, str]) -> None:
+    """Memories are stored as written: ``show`` prints them as every read
+    path shows stored text, the secret replaced."""
+    token = "ghp_" + "Abcdefghijklmnopqrstuvwxyz0123456789"
+    with SessionsGraph(db=store["SESSIONS_GRAPH_DB"]) as graph:
+        graph.save_memory("alice", f"The orion deploy bot uses {token}", "s-old")
+    shown = run(store, "show", "s-old")
+    assert shown.returncode == 0, shown.stderr
+    assert "memory: The orion deploy bot uses [REDACTED:" in shown.stdout
+    assert token[:12] not in shown.stdout
