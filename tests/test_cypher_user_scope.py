@@ -60,8 +60,8 @@ SCOPING: dict[str, list[str]] = {
     "memory_file/conflicts": ["WHERE m.user_id = $user_id AND"],
     "memory_file/list": ["WHERE m.user_id = $user_id AND"],
     "recall/entities": [
-        "WHERE (s IS NOT NULL AND s.user_id = $user_id)",
-        "OR (s IS NULL AND unit:Memory AND unit.user_id = $user_id)",
+        "WHERE ((s IS NOT NULL AND s.user_id = $user_id)",
+        "OR (s IS NULL AND unit:Memory AND unit.user_id = $user_id))",
     ],
     "recall/search_turns": ["WHERE s.user_id = $user_id"],
     "recall/search_turns_int_limit": ["WHERE s.user_id = $user_id"],
