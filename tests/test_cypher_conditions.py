@@ -214,3 +214,108 @@ def test_a_run_claims_what_is_not_extracted_nor_held_by_another(chunks: Store) -
 
 def test_a_chunk_extracted_by_another_extractor_is_still_claimed(chunks: Store) -> None:
     assert "h-done" in _claim_chunks(chunks, [f"local:{WORKSPACE}"])
+
+
+# --- Recall's filters and memory file paths ----------------------------------
+
+#: session -> (project key, working directory, day of its one turn)
+FILTERED = {
+    "s-app": ("/src/app", "/src/app", "2024-05-01"),
+    "s-other": ("/src/other", "/src/other/sub", "2024-06-01"),
+    "s-below": (None, "/src/app/pkg", "2024-07-01"),
+    "s-cwd": ("/elsewhere", "/src/app", "2024-08-01"),
+}
+
+
+@pytest.fixture
+def filtered(falkor: Any, request: pytest.FixtureRequest) -> Store:
+    store = Store(falkor, f"filters_{request.node.name}".replace("[", "_").replace("]", "_"))
+    store.graph.query("MATCH (n) DETACH DELETE n")
+    for session_id, (project, cwd, day) in FILTERED.items():
+        store.graph.query(
+            "CREATE (:Session {session_id: $id, user_id: 'alice', project_key: $project,"
+            " cwd: $cwd, started_at: $day})"
+            "-[:HAS_ACTION]->(:Action {action_id: $id + '-1', session_id: $id,"
+            " action_type: 'user_message', timestamp: $day + 'T10:00:00.000000+00:00'})",
+            {"id": session_id, "project": project, "cwd": cwd, "day": day},
+        )
+    return store
+
+
+_NO_FILTER = {
+    "user_id": "alice",
+    "query": "+data.user_key:kalice zebra",
+    "search_limit": 100,
+    "exclude": None,
+    "only": None,
+    "since": None,
+    "until": None,
+    "project": None,
+    "project_dir": None,
+}
+
+#: (filters, the sessions whose turns are found)
+FILTER_CASES: list[tuple[dict[str, Any], set[str]]] = [
+    ({}, set(FILTERED)),
+    ({"exclude": "s-app"}, {"s-other", "s-below", "s-cwd"}),
+    ({"only": "s-other"}, {"s-other"}),
+    ({"since": "2024-06-01T00:00:00.000000+00:00"}, {"s-other", "s-below", "s-cwd"}),
+    ({"until": "2024-06-30T00:00:00.000000+00:00"}, {"s-app", "s-other"}),
+    ({"project": "/src/app", "project_dir": "/src/app/"}, {"s-app", "s-below", "s-cwd"}),
+]
+
+
+@pytest.mark.parametrize("statement", ["recall/search_turns", "recall/search_turns_int_limit"])
+@pytest.mark.parametrize(("filters", "found"), FILTER_CASES, ids=[str(c[0]) for c in FILTER_CASES])
+def test_recall_filters_narrow_the_turns_found(
+    filtered: Store, statement: str, filters: dict[str, Any], found: set[str]
+) -> None:
+    rows = filtered.run(statement, **{**_NO_FILTER, **filters})
+    assert {row[1] for row in rows} == found
+
+
+def test_an_entity_not_asked_about_is_not_recalled(stores: tuple[Store, Store]) -> None:
+    store, _ = stores
+    assert store.run("recall/entities", user_id="alice", name_keys=["giraffe"]) == []
+
+
+_FILES = ["/memories/notes.md", "/memories/a/b.md", "/memories-old.md", "/other.md"]
+
+
+@pytest.fixture
+def files(falkor: Any, request: pytest.FixtureRequest) -> Store:
+    store = Store(falkor, f"files_{request.node.name}".replace("[", "_").replace("]", "_"))
+    store.graph.query("MATCH (n) DETACH DELETE n")
+    for path in _FILES:
+        store.graph.query(
+            "CREATE (:MemoryFile {user_id: 'alice', path: $path, content: 'x', version: 1})",
+            {"path": path},
+        )
+    return store
+
+
+@pytest.mark.parametrize("statement", ["memory_file/list", "memory_file/at_or_under"])
+def test_a_folder_holds_the_files_at_and_under_it_only(files: Store, statement: str) -> None:
+    def found(path: str) -> set[str]:
+        rows = files.run(statement, user_id="alice", path=path, under=path + "/")
+        return {p for row in rows for p in row if p in _FILES}
+
+    assert found("/memories") == {"/memories/notes.md", "/memories/a/b.md"}
+    assert found("/other.md") == {"/other.md"}
+
+
+def test_a_new_file_conflicts_with_a_file_at_its_path_under_it_or_at_a_parent(
+    files: Store,
+) -> None:
+    def conflicts(path: str, parents: list[str]) -> set[str]:
+        rows = files.run(
+            "memory_file/conflicts", user_id="alice", path=path, under=path + "/", parents=parents
+        )
+        return {row[0] for row in rows}
+
+    assert conflicts("/memories/new.md", ["/memories"]) == set()
+    assert conflicts("/memories/a/b.md/c.md", ["/memories", "/memories/a", "/memories/a/b.md"]) == {
+        "/memories/a/b.md"
+    }
+    assert conflicts("/memories/a", ["/memories"]) == {"/memories/a/b.md"}
+    assert conflicts("/other.md", []) == {"/other.md"}
