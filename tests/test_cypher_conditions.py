@@ -319,3 +319,47 @@ def test_a_new_file_conflicts_with_a_file_at_its_path_under_it_or_at_a_parent(
     }
     assert conflicts("/memories/a", ["/memories"]) == {"/memories/a/b.md"}
     assert conflicts("/other.md", []) == {"/other.md"}
+
+
+def test_sessions_of_an_entity_are_those_that_mention_it(stores: tuple[Store, Store]) -> None:
+    store, _ = stores
+    assert store.run("reconcile/entity_sessions", user_id="alice", name_key="giraffe") == []
+    assert store.run("reconcile/entity_sessions", user_id="alice", name_key="zebra") != []
+
+
+def test_a_repeated_start_keeps_the_earliest_time(stores: tuple[Store, Store]) -> None:
+    store, _ = stores
+    start = {"session_id": "s-alice", "cwd": "/x", "project_key": "/x"}
+    store.run("session/fill_start", **start, started_at="2024-04-01T10:00:00Z")
+    store.run("session/fill_start", **start, started_at="2024-06-01T10:00:00Z")
+    row = store.graph.query(
+        "MATCH (s:Session {session_id: 's-alice'}) RETURN s.started_at, s.cwd"
+    ).result_set[0]
+    assert row == ["2024-04-01T10:00:00Z", "/src/app"]
+
+
+def test_saving_a_chunk_again_drops_its_mentions_in_that_workspace_only(
+    stores: tuple[Store, Store],
+) -> None:
+    store, _ = stores
+    chunk = "h-a-alice-2"
+    store.run(
+        "reconcile/merge_entities",
+        hash=chunk,
+        workspace="other",
+        created_at="2024-05-04T10:00:00Z",
+        entities=[
+            {
+                "name": "Okapi",
+                "name_key": "okapi",
+                "entity_type": "animal",
+                "mention_type": "animal",
+                "description": "an okapi",
+            }
+        ],
+    )
+    assert len(store.run("reconcile/clear_chunk_mentions", hash=chunk, workspace=WORKSPACE)) == 1
+    left = store.graph.query(
+        "MATCH (e:Entity)-[:MENTIONED_IN]->(:Chunk {hash: $h}) RETURN e.name_key", {"h": chunk}
+    ).result_set
+    assert left == [["okapi"]]
