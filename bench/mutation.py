@@ -47,6 +47,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -372,6 +373,10 @@ class Trace:
         else:
             by_line = self.lines.get(mutant.path, {})
             numbers = mutant.lines or by_line.keys()
+            if any("" in by_line.get(n, ()) for n in numbers):
+                # Run at import (in the test process that is while collecting,
+                # outside any test): what it sets up serves the whole file.
+                numbers = by_line.keys()
             wanted = set().union(*(by_line.get(n, set()) for n in numbers))
         return sorted(wanted & self.passed, key=lambda t: self.durations[t])
 
@@ -581,6 +586,8 @@ def main() -> None:
     parser.add_argument("--retrace", action="store_true", help="ignore a cached trace")
     args = parser.parse_args()
     modules = args.module or list(TARGETS)
+    # Stopped from outside: end as on ^C, so that the copies are removed.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
 
     chosen: list[Mutant] = []
     for module in modules:
