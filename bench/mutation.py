@@ -10,14 +10,15 @@ leaves out the survivors judged equivalent in ``bench/mutation_equivalent.txt``
 survivor (file:line, what was changed): each is a missing test.
 
 Which tests run for a mutant: a first pass runs the test pool once on the
-unchanged tree with a trace hook, in the test process and in every Python
+unchanged tree under coverage, in the test process and in every Python
 process the tests start (a ``sitecustomize`` on their path), and records for
-each test the functions of ``sessions_graph`` it called and the Cypher files
-it loaded, its duration, and whether it passed. A mutant then runs only the
-passing tests that call the function it is in (for a line outside any
-function: every test that calls into its file; for a Cypher file: every test
-that loads it), fastest first, stopping at the first failure. The trace is
-kept in a cache keyed by the tree's content, so a second run skips it.
+each test the lines of ``sessions_graph`` it ran and the Cypher files it
+read, its duration, and whether it passed. A mutant then runs only the
+passing tests that ran its statement (for a line outside any function, or
+one run at import: every test that runs its file; for a Cypher file: every
+test that reads it), fastest first, stopping at the first failure. The trace
+is cached per code, Cypher and test helpers; a test file changed since is
+traced again on its own. Needs ``coverage`` (the dev extra).
 
 Mutations (simple, as a developer's slip would be):
 
@@ -76,6 +77,11 @@ TEST_POOL = ["tests/test_*.py"]
 TEST_EXCLUDED = ["tests/test_e2e_*.py", "tests/test_ui.py"]
 
 EQUIVALENT = ROOT / "bench" / "mutation_equivalent.txt"
+
+#: Traced seconds of tests a mutant runs at most, its fastest covering tests
+#: first: a line every recorded action runs (redaction, the store) is covered
+#: by a thousand tests, and the fast ones that aim at it come first.
+BUDGET = 120.0
 
 #: Seconds a mutant's tests may take beyond three times their traced time;
 #: longer counts as killed (a hang).
@@ -387,12 +393,21 @@ def _pool_files() -> list[str]:
     return sorted(p.relative_to(ROOT).as_posix() for p in found)
 
 
-def _tree_digest() -> str:
+def _file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def _base_digest() -> str:
+    """What every test's trace depends on: the code, the Cypher, the tests'
+    helpers (conftest, harnesses, fixtures) and the tracer. A change to one
+    test file only retraces that file (``load_trace``)."""
     digest = hashlib.sha256((_TRACER + _PLUGIN + _SITECUSTOMIZE).encode())
+    tests = set(_pool_files())
     for folder in ("sessions_graph", "cypher", "tests"):
         for file in sorted((ROOT / folder).rglob("*")):
-            if file.is_file() and "__pycache__" not in file.parts:
-                digest.update(file.relative_to(ROOT).as_posix().encode())
+            path = file.relative_to(ROOT).as_posix()
+            if file.is_file() and "__pycache__" not in file.parts and path not in tests:
+                digest.update(path.encode())
                 digest.update(file.read_bytes())
     return digest.hexdigest()[:16]
 
@@ -414,9 +429,9 @@ def _env(work: Path, extra: Path | None = None) -> dict[str, str]:
     return {k: v for k, v in env.items() if not k.startswith("MEMGRAPH_")}
 
 
-def trace(copies: list[Path]) -> Trace:
-    """Run the test pool once, split over the copies, with the tracer on."""
-    files = sorted(_pool_files(), key=lambda f: -(ROOT / f).stat().st_size)
+def trace(copies: list[Path], files: list[str]) -> Trace:
+    """Run the test files once, split over the copies, with the tracer on."""
+    files = sorted(files, key=lambda f: -(ROOT / f).stat().st_size)
     shares = [files[i :: len(copies)] for i in range(len(copies))]
     runs = []
     for work, share in zip(copies, shares, strict=True):
@@ -481,13 +496,17 @@ def trace(copies: list[Path]) -> Trace:
 
 
 def load_trace(copies: list[Path], retrace: bool) -> Trace:
-    """The trace of this tree: from the cache, else traced now and cached."""
+    """The trace of this tree: from the cache, with the test files changed
+    since traced again, else traced now; cached for the next run."""
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "sessions-graph"
-    path = cache / f"mutation-trace-{_tree_digest()}.json"
+    path = cache / f"mutation-trace-{_base_digest()}.json"
+    pool = {f: _file_digest(ROOT / f) for f in _pool_files()}
+    old = Trace({}, {}, {}, set())
+    known: dict[str, str] = {}
     if path.exists() and not retrace:
         data = json.loads(path.read_text())
         tests = data["tests"]
-        return Trace(
+        old = Trace(
             {
                 file: {int(n): {tests[i] for i in ids} for n, ids in by_line.items()}
                 for file, by_line in data["lines"].items()
@@ -496,11 +515,33 @@ def load_trace(copies: list[Path], retrace: bool) -> Trace:
             data["durations"],
             set(data["passed"]),
         )
+        known = data["files"]
+    stale = sorted(f for f, digest in pool.items() if known.get(f) != digest)
+    if not stale and set(known) == set(pool):
+        return old
     started = time.monotonic()
-    found = trace(copies)
-    print(
-        f"trace: {len(found.durations)} tests in {time.monotonic() - started:.0f} s",
-        file=sys.stderr,
+    new = trace(copies, stale) if stale else Trace({}, {}, {}, set())
+    print(f"trace: {len(stale)} test files in {time.monotonic() - started:.0f} s", file=sys.stderr)
+
+    def kept(test: str) -> bool:
+        """A test of a file that is still there unchanged, or "" (at import)."""
+        file = test.split("::", 1)[0]
+        return not test or (file in pool and file not in stale)
+
+    found = Trace(
+        {
+            file: {
+                n: {t for t in group if kept(t)} | new.lines.get(file, {}).get(n, set())
+                for n, group in {**old.lines.get(file, {}), **new.lines.get(file, {})}.items()
+            }
+            for file in {*old.lines, *new.lines}
+        },
+        {
+            name: {t for t in old.cypher.get(name, set()) if kept(t)} | new.cypher.get(name, set())
+            for name in {*old.cypher, *new.cypher}
+        },
+        {**{t: d for t, d in old.durations.items() if kept(t)}, **new.durations},
+        {t for t in old.passed if kept(t)} | new.passed,
     )
     tests = sorted(found.durations)
     index = {t: i for i, t in enumerate(tests)}
@@ -512,6 +553,7 @@ def load_trace(copies: list[Path], retrace: bool) -> Trace:
     path.write_text(
         json.dumps(
             {
+                "files": pool,
                 "tests": tests,
                 "lines": {
                     file: {n: ids(group) for n, group in by_line.items()}
@@ -551,6 +593,20 @@ def _run(work: Path, mutant: Mutant, tests: list[str], budget: float) -> bool:
         target.write_text(original, encoding="utf-8")
 
 
+def _within(tests: list[str], durations: dict[str, float], budget: float) -> list[str]:
+    """The first of ``tests`` (fastest first) that fit in ``budget`` seconds, at least one."""
+    if not budget:
+        return tests
+    chosen: list[str] = []
+    spent = 0.0
+    for test in tests:
+        spent += durations[test]
+        if chosen and spent > budget:
+            break
+        chosen.append(test)
+    return chosen
+
+
 def equivalents() -> dict[tuple[str, str, str], str]:
     """The survivors judged equivalent: (path, what, code) -> why.
 
@@ -584,6 +640,12 @@ def main() -> None:
     )
     parser.add_argument("--module", action="append", choices=sorted(TARGETS))
     parser.add_argument("--retrace", action="store_true", help="ignore a cached trace")
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=BUDGET,
+        help="traced seconds of tests per mutant, fastest first (0: no limit)",
+    )
     args = parser.parse_args()
     modules = args.module or list(TARGETS)
     # Stopped from outside: end as on ^C, so that the copies are removed.
@@ -608,17 +670,21 @@ def main() -> None:
             free = list(copies)
 
             def job(mutant: Mutant) -> tuple[Mutant, bool]:
-                tests = found.tests_for(mutant)
-                budget = TIMEOUT_SLACK + 3 * sum(found.durations[t] for t in tests)
+                covering = found.tests_for(mutant)
+                tests = _within(covering, found.durations, args.budget)
+                timeout = TIMEOUT_SLACK + 3 * sum(found.durations[t] for t in tests)
                 work = free.pop()
                 try:
-                    killed = _run(work, mutant, tests, budget)
+                    killed = _run(work, mutant, tests, timeout)
                 finally:
                     free.append(work)
                 # Progress on stderr, so that a long run shows where it is.
                 state = "killed" if killed else "SURVIVED" if tests else "UNTESTED"
+                ran = (
+                    f"{len(tests)} of {len(covering)}" if len(tests) < len(covering) else len(tests)
+                )
                 print(
-                    f"{state:8} {mutant.path}:{mutant.line}: {mutant.what} ({len(tests)} tests)",
+                    f"{state:8} {mutant.path}:{mutant.line}: {mutant.what} ({ran} tests)",
                     file=sys.stderr,
                 )
                 return mutant, killed
