@@ -433,6 +433,8 @@ def trace(copies: list[Path], files: list[str]) -> Trace:
     """Run the test files once, split over the copies, with the tracer on."""
     files = sorted(files, key=lambda f: -(ROOT / f).stat().st_size)
     shares = [files[i :: len(copies)] for i in range(len(copies))]
+    # pytest given no file would run every test: fewer files, fewer copies.
+    copies, shares = copies[: len(files)], shares[: len(files)]
     runs = []
     for work, share in zip(copies, shares, strict=True):
         helpers = work / "_trace"
