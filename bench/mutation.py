@@ -530,14 +530,15 @@ def load_trace(copies: list[Path], retrace: bool) -> Trace:
         file = test.split("::", 1)[0]
         return not test or (file in pool and file not in stale)
 
+    def merged(file: str) -> dict[int, set[str]]:
+        before, now = old.lines.get(file, {}), new.lines.get(file, {})
+        return {
+            n: {t for t in before.get(n, set()) if kept(t)} | now.get(n, set())
+            for n in {*before, *now}
+        }
+
     found = Trace(
-        {
-            file: {
-                n: {t for t in group if kept(t)} | new.lines.get(file, {}).get(n, set())
-                for n, group in {**old.lines.get(file, {}), **new.lines.get(file, {})}.items()
-            }
-            for file in {*old.lines, *new.lines}
-        },
+        {file: merged(file) for file in {*old.lines, *new.lines}},
         {
             name: {t for t in old.cypher.get(name, set()) if kept(t)} | new.cypher.get(name, set())
             for name in {*old.cypher, *new.cypher}
