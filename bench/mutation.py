@@ -1,7 +1,7 @@
 """Mutation score of the modules that matter most: plant one small bug at a
 time, run the tests that execute the code it is in, count the bugs they catch.
 
-    python bench/mutation.py [--sample 20] [--seed 1] [--fresh-from 1]
+    python bench/mutation.py [--sample 20] [--seed 1] [--fresh-from 1] [--budget 120]
                              [--workers 2] [--module recall ...] [--retrace]
 
 Prints one line per module, ``module  killed/total  score``, where total
@@ -16,7 +16,8 @@ each test the lines of ``sessions_graph`` it ran and the Cypher files it
 read, its duration, and whether it passed. A mutant then runs only the
 passing tests that ran its statement (for a line outside any function, or
 one run at import: every test that runs its file; for a Cypher file: every
-test that reads it), fastest first, stopping at the first failure. The trace
+test that reads it), fastest first and within ``--budget`` seconds of their
+traced time, stopping at the first failure. The trace
 is cached per code, Cypher and test helpers; a test file changed since is
 traced again on its own. Needs ``coverage`` (the dev extra).
 
