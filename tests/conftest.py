@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from claude_harness import claude_code, fake_anthropic  # noqa: F401 - shared fixtures
 from codex_harness import codex, fake_responses  # noqa: F401 - shared fixtures
+from falkordb_store import falkor, stores  # noqa: F401 - shared fixtures
 from skip_reasons import pytest_terminal_summary  # noqa: F401 - one line per skip reason
 
 from sessions_graph import SessionsGraph

@@ -152,3 +152,16 @@ def test_deleting_a_chunks_last_unit_removes_its_claim(engine: Engine) -> None:
         "action", S1_H1, "c-back", [{"hash": "h1", "text": "h1"}, {"hash": "h2", "text": "h2"}]
     )
     assert engine.claim_chunks(["h1", "h2"], "base", "run-b", LEASE) == {"h1", "h2"}
+
+
+def test_a_named_session_is_taken_once_its_runs_lease_is_out(engine: Engine) -> None:
+    """``reconcile --session`` after a killed run: a live lease keeps the
+    session, an expired one gives it up."""
+    engine.start_session("s-1", "alice", "2024-05-01T10:00:00Z", None, None)
+    engine.end_session("s-1", "2024-05-01T11:00:00Z")
+    assert [s["session_id"] for s in engine.claim_sessions("run-1", 0.5, 1, session_id="s-1")]
+    assert engine.claim_sessions("run-2", 60, 1, session_id="s-1") == []
+    time.sleep(0.6)
+    assert [s["session_id"] for s in engine.claim_sessions("run-2", 60, 1, session_id="s-1")] == [
+        "s-1"
+    ]

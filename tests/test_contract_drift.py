@@ -272,6 +272,18 @@ def test_claiming_a_named_session(engine: Engine) -> None:
     assert engine.finish_reconciliation("s-1", "run-1", "reconciled", T2, None, None) is False
 
 
+def test_a_run_finishes_only_the_sessions_it_holds(engine: Engine) -> None:
+    """Holding one session's claim never lets a run mark another reconciled."""
+    for session_id in ("s-1", "s-2"):
+        engine.start_session(session_id, "alice", T0, None, None)
+    assert engine.claim_sessions("run-1", 60, 10, session_id="s-1")
+    assert engine.claim_sessions("run-2", 60, 10, session_id="s-2")
+    assert engine.finish_reconciliation("s-2", "run-1", "reconciled", T1, None, None) is False
+    session = engine.get_session("s-2")
+    assert session is not None and session["reconciliation_status"] == "running"
+    assert engine.finish_reconciliation("s-2", "run-2", "reconciled", T1, None, None) is True
+
+
 def test_content_during_a_run_sends_the_session_back_to_pending(engine: Engine) -> None:
     engine.start_session("s-1", "alice", T0, None, None)
     engine.claim_sessions("run", 60, 1, session_id="s-1")

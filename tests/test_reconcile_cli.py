@@ -354,3 +354,27 @@ def test_a_key_without_the_reconcile_extra_falls_back_to_local_and_says_so_once(
     assert "the anthropic package is missing" in asked.stderr
     assert demo.returncode == 0, demo.stderr
     assert "extractor=local" in demo.stdout and demo.stderr.count("\n") == 1
+
+
+def test_a_run_slower_than_its_lease_keeps_its_claims(tmp_path: Path) -> None:
+    """A run renews its leases every third of one while it waits on a slow
+    LLM: a second sweep started after the first lease would have run out
+    finds nothing to take, so no chunk is paid for twice."""
+    with open_db(tmp_path) as graph:
+        seed(graph, 1, 2)  # two chunks
+    env = scripted_env(tmp_path, delay=4.0)
+    sweep = [sys.executable, "-m", "sessions_graph", "reconcile", "--pending", "--lease", "1"]
+    first = subprocess.Popen(
+        [*sweep, "--concurrency", "1"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    deadline = time.monotonic() + 60
+    while not llm_log(tmp_path) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(1.5)  # past the first lease: only a renewed claim still holds
+    second = run(env, *sweep[3:])
+    first.communicate(timeout=60)
+
+    assert len(llm_log(tmp_path)) == 2, llm_log(tmp_path)  # each chunk sent once
+    assert first.returncode == 0 and second.returncode == 0, second.stderr
+    with open_db(tmp_path) as graph:
+        assert graph.get_session("s-0").reconciliation_status == "reconciled"  # type: ignore[union-attr]

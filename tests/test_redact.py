@@ -282,6 +282,10 @@ def test_a_secret_found_in_the_decoded_view_is_cut_from_the_raw_text() -> None:
     assert redact(coloured) == "key: \x1b[1;31m[REDACTED:aws_access_key]\x1b[0m done"
     encoded = "next=%2Fcb%3Ftoken%3Dghp_abcdefghijklmnopqrstuvwxyz0123456789%26x%3D1"
     assert redact(encoded) == "next=%2Fcb%3Ftoken%3D[REDACTED:github_token]%26x%3D1"
+    # A key and its value joined by a \u escape (JSON written by a tool):
+    # only the decoded text shows the assignment.
+    escaped = '{"env": "DB_PASSWORD\\u003ds3cr3tpw1"}'
+    assert redact(escaped) == '{"env": "DB_PASSWORD\\u003d[REDACTED:password]"}'
 
 
 @pytest.mark.parametrize(
@@ -293,6 +297,8 @@ def test_a_secret_found_in_the_decoded_view_is_cut_from_the_raw_text() -> None:
         "auth: none\n",
         "Password: enter your password twice\n",
         "docker run -u 1000:1000 image",
+        # The command an option belongs to must come before it on its line.
+        "docker run -u 1000:1000 image\ncurl https://x.io",
         "mysql -h db -P 3306 -u app shop",
         "redis-cli -h cache ping",
         '{"text": "the password field is required\\nand the token expires"}',
