@@ -367,3 +367,14 @@ def test_saving_a_chunk_again_drops_its_mentions_in_that_workspace_only(
         "MATCH (e:Entity)-[:MENTIONED_IN]->(:Chunk {hash: $h}) RETURN e.name_key", {"h": chunk}
     ).result_set
     assert left == [["okapi"]]
+
+
+def test_recent_sessions_keep_to_the_project_and_quote_the_first_request(
+    stores: tuple[Store, Store],
+) -> None:
+    store, _ = stores
+    recent = {"user_id": "alice", "before": None, "limit": 10, "preview_chars": 80}
+    assert store.run("session/recent", **recent, project_key="/src/other") == []
+    [row] = store.run("session/recent", **recent, project_key="/src/app")
+    assert "alice talks about the zebra, turn 1" in row  # the first request, not a later one
+    assert "alice talks about the zebra, turn 2" in row  # the last answer
