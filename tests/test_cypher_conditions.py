@@ -373,7 +373,13 @@ def test_recent_sessions_keep_to_the_project_and_quote_the_first_request(
     stores: tuple[Store, Store],
 ) -> None:
     store, _ = stores
-    recent = {"user_id": "alice", "before": None, "limit": 10, "preview_chars": 80}
+    recent = {
+        "user_id": "alice",
+        "before": None,
+        "limit": 10,
+        "preview_chars": 80,
+        "project_dir": None,
+    }
     assert store.run("session/recent", **recent, project_key="/src/other") == []
     [row] = store.run("session/recent", **recent, project_key="/src/app")
     assert "alice talks about the zebra, turn 1" in row  # the first request, not a later one
