@@ -314,7 +314,17 @@ def dump(extra=None):
         json.dump(data, f)
 
 
+def _exiting(code):
+    # python -m sessions_graph ends with os._exit, which skips atexit.
+    cov.stop()
+    cov.save()
+    dump()
+    _exit(code)
+
+
 pathlib.Path.read_text = _reading
+_exit = os._exit
+os._exit = _exiting
 cov = coverage.Coverage(
     data_file=os.path.join(_OUT, ".coverage"),
     data_suffix=True,
