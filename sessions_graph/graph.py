@@ -473,11 +473,9 @@ class SessionsGraph:
         cursor = self.import_cursor_state(session_id)
         if cursor is None:
             return None
-        source = cursor.source.replace("\\", "/")
-        name = source.rsplit("/", 1)[-1]
-        if name.startswith("rollout-") or "/.codex/" in source:
-            return "codex"
-        return "claude-code"
+        from sessions_graph.provenance import transcript_client
+
+        return transcript_client(cursor.source)
 
     def adopt_legacy_project(
         self, user_id: str, legacy_key: str, root: str, project_key: str

@@ -96,6 +96,16 @@ _CLIENT_LINE = re.compile(
 )
 
 
+def transcript_client(path: str) -> str:
+    """Which agent runtime writes the transcript at ``path``: ``codex`` for a
+    Codex rollout file (``rollout-*.jsonl``, under ``.codex``), else
+    ``claude-code``."""
+    path = path.replace("\\", "/")
+    if path.rsplit("/", 1)[-1].startswith("rollout-") or "/.codex/" in path:
+        return "codex"
+    return "claude-code"
+
+
 def is_our_tool(tool_name: str | None) -> bool:
     """Whether ``tool_name`` is one of our MCP server's tools."""
     return bool(tool_name) and _OUR_TOOL.fullmatch(tool_name or "") is not None

@@ -32,10 +32,9 @@ def client_of(payload: Any) -> str:
     transcript = payload.get("transcript_path")
     if not isinstance(transcript, str) or not transcript:
         return "unknown"
-    path = transcript.replace("\\", "/")
-    if path.rsplit("/", 1)[-1].startswith("rollout-") or "/.codex/" in path:
-        return "codex"
-    return "claude-code"
+    from sessions_graph.provenance import transcript_client
+
+    return transcript_client(transcript)
 
 
 def _file(state_dir: Path, client: str) -> Path:

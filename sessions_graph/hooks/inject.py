@@ -84,12 +84,10 @@ def hook_output(event: str, context: str) -> str:
 def client_of(payload: dict[str, Any]) -> str:
     """Which agent runtime sent the event: Codex names its rollout file as
     the transcript (``rollout-*.jsonl`` under ``.codex``), Claude Code the rest."""
+    from sessions_graph.provenance import transcript_client
+
     transcript = payload.get("transcript_path")
-    if isinstance(transcript, str):
-        name = transcript.replace("\\", "/").rsplit("/", 1)[-1]
-        if name.startswith("rollout-") or "/.codex/" in transcript:
-            return "codex"
-    return "claude-code"
+    return transcript_client(transcript) if isinstance(transcript, str) else "claude-code"
 
 
 def context_for(
