@@ -28,13 +28,13 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
+from scripted_api import ScriptedAPI
 
 REPO = Path(__file__).resolve().parent.parent
 #: The claude binary .ci/run installs.
@@ -66,48 +66,11 @@ def tool_use(name: str, tool_input: dict[str, Any], tool_id: str | None = None) 
     }
 
 
-class FakeAnthropic:
+class FakeAnthropic(ScriptedAPI):
     """A local Messages API with scripted replies; records every request."""
 
-    def __init__(self, default_reply: str = "OK.") -> None:
-        self.requests: list[dict[str, Any]] = []
-        self.default_reply = default_reply
-        self._script: list[list[dict[str, Any]]] = []
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def start(self) -> FakeAnthropic:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def then(self, *blocks: dict[str, Any]) -> FakeAnthropic:
-        """Queue the next reply to a conversation request (one with tools):
-        its content blocks. Unscripted requests get ``default_reply``."""
-        self._script.append(list(blocks))
-        return self
-
-    @property
-    def conversation(self) -> list[dict[str, Any]]:
-        """The requests of the agent's own conversation (they offer tools),
-        not side requests such as a title."""
-        return [r for r in self.requests if r.get("tools")]
-
-    def _reply_to(self, body: dict[str, Any]) -> list[dict[str, Any]]:
-        with self._lock:
-            self.requests.append(body)
-            if body.get("tools") and self._script:
-                return self._script.pop(0)
-        return [text(self.default_reply)]
+    def _default(self, reply: str) -> dict[str, Any]:
+        return text(reply)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self

@@ -30,13 +30,13 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
+from scripted_api import ScriptedAPI
 
 REPO = Path(__file__).resolve().parent.parent
 #: The codex binary .ci/run installs.
@@ -118,49 +118,17 @@ def tool_search_call(query: str, call_id: str | None = None, limit: int = 8) -> 
     }
 
 
-class FakeResponses:
+class FakeResponses(ScriptedAPI):
     """A local Responses API with scripted replies; records every request."""
 
+    BASE_PATH = "/v1"
+
     def __init__(self, default_reply: str = "OK.") -> None:
-        self.requests: list[dict[str, Any]] = []
         self.paths: list[str] = []
-        self.default_reply = default_reply
-        self._script: list[list[dict[str, Any]]] = []
-        self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        super().__init__(default_reply)
 
-    @property
-    def url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}/v1"
-
-    def start(self) -> FakeResponses:
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def then(self, *items: dict[str, Any]) -> FakeResponses:
-        """Queue the next reply to a conversation request (one with tools):
-        its output items. Unscripted requests get ``default_reply``."""
-        self._script.append(list(items))
-        return self
-
-    @property
-    def conversation(self) -> list[dict[str, Any]]:
-        """The requests of the agent's own conversation (they offer tools),
-        not side requests such as a title or a memory summary."""
-        return [r for r in self.requests if r.get("tools")]
-
-    def _reply_to(self, body: dict[str, Any]) -> list[dict[str, Any]]:
-        with self._lock:
-            self.requests.append(body)
-            if body.get("tools") and self._script:
-                return self._script.pop(0)
-        return [message(self.default_reply)]
+    def _default(self, reply: str) -> dict[str, Any]:
+        return message(reply)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
