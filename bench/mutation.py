@@ -414,9 +414,11 @@ def _base_digest() -> str:
     test file only retraces that file (``load_trace``)."""
     digest = hashlib.sha256((_TRACER + _PLUGIN + _SITECUSTOMIZE).encode())
     tests = set(_pool_files())
-    for folder in ("sessions_graph", "cypher", "tests"):
+    for folder in ("sessions_graph", "cypher", "tests", "bench"):
         for file in sorted((ROOT / folder).rglob("*")):
             path = file.relative_to(ROOT).as_posix()
+            if path.startswith("bench/mutation") or path.startswith("bench/_mutation"):
+                continue  # this script and its verdicts: no test runs them
             if file.is_file() and "__pycache__" not in file.parts and path not in tests:
                 digest.update(path.encode())
                 digest.update(file.read_bytes())
@@ -425,7 +427,7 @@ def _base_digest() -> str:
 
 def _copy_tree() -> Path:
     work = Path(tempfile.mkdtemp(prefix="sg-mutation-"))
-    for name in ("sessions_graph", "cypher", "tests", "pyproject.toml"):
+    for name in ("sessions_graph", "cypher", "tests", "bench", "pyproject.toml"):
         src = ROOT / name
         if src.is_dir():
             shutil.copytree(src, work / name, ignore=shutil.ignore_patterns("__pycache__"))
