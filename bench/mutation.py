@@ -16,9 +16,12 @@ each test the lines of ``sessions_graph`` it ran and the Cypher files it
 read, its duration, and whether it passed. A mutant then runs only the
 passing tests that ran its statement (for a line outside any function, or
 one run at import: every test that runs its file; for a Cypher file: every
-test that reads it), fastest first and within ``--budget`` seconds of their
-traced time, stopping at the first failure. The trace
-is cached per code, Cypher and test helpers; a test file changed since is
+test that reads it), the fastest of them within ``--budget`` seconds of
+their traced time. Those run in the order likeliest to fail early, which
+changes how soon a catch ends the run (``-x``), never the verdict: by test
+file, first the tests that caught earlier mutants of the same source file,
+then the test file named for it, then the most focused tests. The trace is
+cached per code, Cypher and test helpers; a test file changed since is
 traced again on its own. Needs ``coverage`` (the dev extra).
 
 Mutations (simple, as a developer's slip would be):
@@ -36,7 +39,12 @@ which mutants, ``--fresh-from S`` leaves out the ones seed ``S`` picked, so
 that an independent sample of new mutants can be scored the same way.
 
 Each worker runs in its own temporary copy of the tree; the working tree is
-never touched. A mutant counts as killed when its tests fail or time out.
+never touched. It keeps a fork server there (``_SERVER``), which has
+imported pytest and the third-party modules of the test pool once and forks
+a child per mutant. A mutant counts as killed when its tests fail or time
+out; the progress lines on stderr name the test that caught it and where
+that test stands in the fastest-first order (``at 12 s``: a budget that
+large keeps this catch).
 """
 
 from __future__ import annotations
@@ -397,6 +405,16 @@ class Trace:
             wanted = set().union(*(by_line.get(n, set()) for n in numbers))
         return sorted(wanted & self.passed, key=lambda t: self.durations[t])
 
+    def breadth(self) -> dict[str, int]:
+        """How many lines of the package each test runs: the fewer, the
+        more a test aims at what it covers."""
+        count: dict[str, int] = {}
+        for by_line in self.lines.values():
+            for tests in by_line.values():
+                for test in tests:
+                    count[test] = count.get(test, 0) + 1
+        return count
+
 
 def _pool_files() -> list[str]:
     found = {p for g in TEST_POOL for p in ROOT.glob(g)}
@@ -586,27 +604,186 @@ def load_trace(copies: list[Path], retrace: bool) -> Trace:
 
 # --- Running the mutants -----------------------------------------------------
 
+#: The fork server of one work tree. Starting pytest for each mutant cost
+#: seconds of imports (pytest and its plugins, and through the tests'
+#: conftest FalkorDB, the model clients, MCP, LightRAG) before any test ran.
+#: This process imports once what collecting the test pool imports from
+#: outside the tree (found by collecting it in a first child), never
+#: ``sessions_graph`` or the tests, then forks a child per mutant that
+#: imports the mutated tree afresh and runs its tests. Requests and answers
+#: are JSON lines on stdin and stdout.
+_SERVER = r"""
+import gc, importlib, json, os, signal, sys, time
 
-def _run(work: Path, mutant: Mutant, tests: list[str], budget: float) -> bool:
-    """Whether ``tests`` catch ``mutant`` (run in ``work``)."""
+WORK = os.getcwd()
+
+
+def child(args, log, plugins=()):
+    # Its own process group, so that a timeout ends the processes it started too.
+    os.setsid()
+    # Not the server's requests on stdin: a process a test starts reads nothing.
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    code = 3
+    try:
+        import pytest
+
+        code = int(pytest.main(["-q", "-p", "no:cacheprovider", *args], plugins=list(plugins)))
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+class FirstFailure:
+    # Names the test that failed first, for the report and the next mutants' order.
+    def __init__(self, path):
+        self.path = path
+
+    def pytest_runtest_logreport(self, report):
+        if report.failed and not os.path.exists(self.path):
+            with open(self.path, "w") as f:
+                f.write(report.nodeid)
+
+
+def outside(module):
+    file = getattr(module, "__file__", None) or ""
+    return not os.path.abspath(file).startswith(WORK + os.sep)
+
+
+def preload(files):
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+
+        class Report:
+            def pytest_collection_finish(self, session):
+                names = sorted(n for n, m in list(sys.modules.items()) if m and outside(m))
+                os.write(write, json.dumps(names).encode())
+
+        child(["--collect-only", *files], os.devnull, [Report()])
+    os.close(write)
+    chunks = []
+    while chunk := os.read(read, 1 << 16):
+        chunks.append(chunk)
+    os.waitpid(pid, 0)
+    names = json.loads(b"".join(chunks) or b"[]")
+    for name in names:
+        if name.split(".")[0] in ("sessions_graph", "__main__") or name in sys.modules:
+            continue
+        try:
+            importlib.import_module(name)
+        except BaseException:  # a module that only imports in its own context: skip
+            pass
+    return len(names)
+
+
+preloaded = preload(sys.argv[1:])
+# What is imported stays out of the collector's sight: a child's collections
+# would otherwise touch, and so copy, every page of it.
+gc.freeze()
+print(json.dumps({"preloaded": preloaded}), flush=True)
+for line in sys.stdin:
+    request = json.loads(line)
+    failed = os.path.join(WORK, "_fork", "failed")
+    if os.path.exists(failed):
+        os.remove(failed)
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        child(["-x", *request["tests"]], request["log"], [FirstFailure(failed)])
+    deadline = started + request["timeout"]
+    status = None
+    while status is None:
+        done, raw = os.waitpid(pid, os.WNOHANG)
+        if done:
+            status = os.waitstatus_to_exitcode(raw)
+        elif time.monotonic() > deadline:
+            os.killpg(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            break
+        else:
+            time.sleep(0.05)
+    # Whatever it left running (a detached hook process) goes with it.
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    first = open(failed).read() if os.path.exists(failed) else None
+    answer = {"code": status, "failed": first, "seconds": time.monotonic() - started}
+    print(json.dumps(answer), flush=True)
+"""
+
+
+class ForkServer:
+    """The fork server of one work tree (``_SERVER``)."""
+
+    def __init__(self, work: Path, pool: list[str]) -> None:
+        self.work = work
+        helpers = work / "_fork"
+        helpers.mkdir()
+        (helpers / "server.py").write_text(_SERVER)
+        self.process = subprocess.Popen(
+            [sys.executable, str(helpers / "server.py"), *pool],
+            cwd=work,
+            env=_env(work),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        ready = self.process.stdout.readline()
+        if not ready:
+            raise SystemExit(f"the fork server of {work} did not start")
+        #: How many modules it imported before forking (for a look at it).
+        self.preloaded = json.loads(ready)["preloaded"]
+
+    def run(self, tests: list[str], timeout: float) -> tuple[int | None, str | None]:
+        """pytest's exit code for ``tests`` (None: timed out) and the test
+        that failed first."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        log = str(self.work / "_fork" / "log")
+        request = {"tests": tests, "timeout": timeout, "log": log}
+        self.process.stdin.write(json.dumps(request) + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise SystemExit(f"the fork server of {self.work} ended")
+        answer = json.loads(line)
+        return answer["code"], answer["failed"]
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+@dataclass
+class Verdict:
+    killed: bool
+    #: How: the test that failed first, "timed out", or pytest's exit code
+    #: (a collection error); "" when not killed.
+    how: str = ""
+
+
+def _run(server: ForkServer, mutant: Mutant, tests: list[str], timeout: float) -> Verdict:
+    """Whether ``tests`` catch ``mutant`` (run in the server's work tree)."""
     if not tests:
-        return False  # nothing executes it
-    target = work / mutant.path
+        return Verdict(False)  # nothing executes it
+    target = server.work / mutant.path
     original = target.read_text(encoding="utf-8")
     target.write_text(mutant.text, encoding="utf-8")
     try:
-        done = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests],
-            cwd=work,
-            env=_env(work),
-            capture_output=True,
-            timeout=budget,
-        )
-        return done.returncode != 0
-    except subprocess.TimeoutExpired:
-        return True
+        code, first = server.run(tests, timeout)
     finally:
         target.write_text(original, encoding="utf-8")
+    # A failure, an error, a timeout (None): caught.
+    if code == 0:
+        return Verdict(False)
+    return Verdict(True, first or ("timed out" if code is None else f"exit {code}"))
 
 
 def _within(tests: list[str], durations: dict[str, float], budget: float) -> list[str]:
@@ -621,6 +798,32 @@ def _within(tests: list[str], durations: dict[str, float], budget: float) -> lis
             break
         chosen.append(test)
     return chosen
+
+
+def _named_for(test: str, mutant: Mutant) -> bool:
+    """Whether the test's file is named for the mutant's file or module
+    (``tests/test_recall_render.py`` for ``recall/render.py``)."""
+    words = set(Path(test.split("::", 1)[0]).stem.split("_")[1:])
+    return bool(words & {Path(mutant.path).stem, mutant.module})
+
+
+def _likeliest_first(
+    tests: list[str], mutant: Mutant, breadth: dict[str, int], killers: dict[str, int]
+) -> list[str]:
+    """``tests`` in the order most likely to end early for a caught mutant,
+    by test file (a FalkorDB server or other module fixture starts once per
+    file): tests that caught mutants of the same source file before, then
+    tests of the file named for it, then the most focused (fewest lines of
+    the package run), the fastest first. The tests run are the same in any
+    order; only how soon a catch ends the run changes."""
+
+    def key(test: str) -> tuple[int, bool, int]:
+        return (-killers.get(test, 0), not _named_for(test, mutant), breadth.get(test, 0))
+
+    files: dict[str, list[str]] = {}
+    for test in sorted(tests, key=key):
+        files.setdefault(test.split("::", 1)[0], []).append(test)
+    return [test for group in files.values() for test in group]
 
 
 def equivalents() -> dict[tuple[str, str, str], str]:
@@ -679,34 +882,54 @@ def main() -> None:
 
     started = time.monotonic()
     copies = [_copy_tree() for _ in range(args.workers)]
+    servers: list[ForkServer] = []
     try:
         found = load_trace(copies, args.retrace)
         traced = time.monotonic() - started
-        with ThreadPoolExecutor(args.workers) as pool:
-            free = list(copies)
+        breadth = found.breadth()
+        pool = _pool_files()
+        servers = [ForkServer(work, pool) for work in copies]
+        #: source file -> test -> the mutants of that file it caught so far.
+        killers: dict[str, dict[str, int]] = {}
+        with ThreadPoolExecutor(args.workers) as executor:
+            free = list(servers)
 
             def job(mutant: Mutant) -> tuple[Mutant, bool]:
                 covering = found.tests_for(mutant)
                 tests = _within(covering, found.durations, args.budget)
                 timeout = TIMEOUT_SLACK + 3 * sum(found.durations[t] for t in tests)
-                work = free.pop()
+                mine = killers.setdefault(mutant.path, {})
+                tests = _likeliest_first(tests, mutant, breadth, mine)
+                server = free.pop()
+                began = time.monotonic()
                 try:
-                    killed = _run(work, mutant, tests, timeout)
+                    verdict = _run(server, mutant, tests, timeout)
                 finally:
-                    free.append(work)
+                    free.append(server)
+                if "::" in verdict.how:
+                    mine[verdict.how] = mine.get(verdict.how, 0) + 1
                 # Progress on stderr, so that a long run shows where it is.
-                state = "killed" if killed else "SURVIVED" if tests else "UNTESTED"
+                state = "killed" if verdict.killed else "SURVIVED" if tests else "UNTESTED"
                 ran = (
                     f"{len(tests)} of {len(covering)}" if len(tests) < len(covering) else len(tests)
                 )
+                how = f", {verdict.how}" if verdict.how else ""
+                if verdict.how in covering:
+                    # Where the catching test stands in the fastest-first order,
+                    # in traced seconds: a budget this large would still catch it.
+                    place = covering.index(verdict.how) + 1
+                    how += f" at {sum(found.durations[t] for t in covering[:place]):.0f} s"
                 print(
-                    f"{state:8} {mutant.path}:{mutant.line}: {mutant.what} ({ran} tests)",
+                    f"{state:8} {mutant.path}:{mutant.line}: {mutant.what}"
+                    f" ({ran} tests{how}, {time.monotonic() - began:.1f} s)",
                     file=sys.stderr,
                 )
-                return mutant, killed
+                return mutant, verdict.killed
 
-            results = list(pool.map(job, chosen))
+            results = list(executor.map(job, chosen))
     finally:
+        for server in servers:
+            server.close()
         for copy in copies:
             shutil.rmtree(copy, ignore_errors=True)
 
