@@ -372,3 +372,28 @@ def test_user_counts_include_only_the_users_chunks_and_entities(graph: SessionsG
     assert alice["entities"] == len(names(graph, "s-1"))
     assert bob["entities"] == len(names(graph, "s-2"))
     assert graph.status(user_id="carol")["counts"]["chunks"] == 0
+
+
+def test_user_counts_stay_exact_through_forget_for_ids_sharing_a_prefix(
+    graph: SessionsGraph,
+) -> None:
+    # Every action key starts with its user's id: "bob" must not count "bob.2"'s.
+    record(graph, "s-1", "bob", "Bob deployed Memgraph on Kubernetes.", SHARED)
+    record(graph, "s-2", "bob.2", SHARED, "Two restarted Traefik.")
+    record(graph, "s-3", "bob", "Bob wrote the Helm chart.")
+    graph.save_memory("bob", "Bob prefers Grafana dashboards.", session_id="s-1")
+    asyncio.run(graph.reconcile_pending(llm_model_func=ScriptedLLM()))
+
+    def counts(user: str) -> tuple[int, ...]:
+        return tuple(graph.status(user_id=user)["counts"].values())
+
+    # sessions, actions, memories, chunks (one a text, SHARED's one for
+    # both), entities (the capitalised names in the user's own texts)
+    assert counts("bob") == (2, 3, 1, 4, 8)
+    assert counts("bob.2") == (1, 2, 0, 2, 5)
+    graph.forget_session("s-1")  # its memory goes with it
+    assert counts("bob") == (1, 1, 0, 1, 2)  # Bob, Helm
+    assert counts("bob.2") == (1, 2, 0, 2, 5)
+    graph.forget_user("bob.2")
+    assert counts("bob.2") == (0, 0, 0, 0, 0)
+    assert counts("bob") == (1, 1, 0, 1, 2)
