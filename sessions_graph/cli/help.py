@@ -29,17 +29,6 @@ DESCRIPTION = "Cross-session memory for AI agents, on Memgraph or an embedded SQ
 DB_HELP = "Embedded database file (overrides SESSIONS_GRAPH_DB)."
 
 
-class Help(Exception):
-    """Print the help of ``words`` (a group or command, ``()`` the
-    application's) and exit with ``code``: 0 when asked for, 2 when the
-    command line stopped short of a command (as a bare ``sessions-graph``)."""
-
-    def __init__(self, words: tuple[str, ...] = (), code: int = 0) -> None:
-        super().__init__(words, code)
-        self.words = words
-        self.code = code
-
-
 def render(words: tuple[str, ...]) -> str:
     """The help text of the application (``()``), a group or a command."""
     if not words:

@@ -7,8 +7,7 @@ from __future__ import annotations
 import sys
 
 from sessions_graph.cli.common import guarded, options
-from sessions_graph.cli.help import Help, render
-from sessions_graph.cli.parse import Defer, parse
+from sessions_graph.cli.parse import Defer, Help, parse
 
 
 def run() -> None:
@@ -17,6 +16,8 @@ def run() -> None:
     try:
         func, kwargs, db = parse(sys.argv[1:])
     except Help as asked:
+        from sessions_graph.cli.help import render  # argparse's formatter: only for help
+
         sys.stdout.write(render(asked.words))
         sys.exit(asked.code)
     except Defer:

@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from sessions_graph.cli.commands import COMMANDS, GROUPS, Command
-from sessions_graph.cli.help import Help
 from sessions_graph.cli.params import Param
 
 if TYPE_CHECKING:
@@ -35,6 +34,18 @@ if TYPE_CHECKING:
 
 class Defer(Exception):
     """The typer application should handle this command line."""
+
+
+class Help(Exception):
+    """Print the help of ``words`` (a group or command, ``()`` the
+    application's; see ``cli.help``) and exit with ``code``: 0 when asked
+    for, 2 when the command line stopped short of a command (as a bare
+    ``sessions-graph``)."""
+
+    def __init__(self, words: tuple[str, ...] = (), code: int = 0) -> None:
+        super().__init__(words, code)
+        self.words = words
+        self.code = code
 
 
 def _integer(text: str) -> int:
