@@ -225,27 +225,19 @@ class SQLiteEngine(
         }
 
     def user_counts(self, user_id: str) -> Record:
-        # A user's actions, and the unit rows of their actions' chunks, are
-        # the keys from "USER|" up to "USER}" ("|" ends the user id in an
-        # action key and occurs in no id, "}" follows it): ranges of the
-        # unique indexes, read without touching sessions or another user's
-        # rows. CROSS JOIN keeps SQLite from driving the joins from every
-        # user's memory chunks or mentions.
+        # A user's actions are the keys from "USER|" up to "USER}" ("|" ends
+        # the user id in an action key and occurs in no id, "}" follows it):
+        # a range of the unique index. Their chunks and entities are their
+        # shares, which triggers keep (schema.USER_SHARES): no count reads a
+        # chunk row, a mention, or another user's rows.
         low, high = action_key(user_id, ""), f"{user_id}}}"
         row = self._read(
-            "WITH user_chunks(hash) AS ("
-            "   SELECT chunk_hash FROM unit_chunks"
-            "   WHERE unit_kind = 'action' AND unit_id >= :low AND unit_id < :high"
-            "   UNION"
-            "   SELECT uc.chunk_hash FROM memories m CROSS JOIN unit_chunks uc"
-            "   ON uc.unit_kind = 'memory' AND uc.unit_id = m.memory_id WHERE m.user_id = :user)"
-            " SELECT (SELECT count(*) FROM sessions WHERE user_id = :user) AS sessions,"
+            "SELECT (SELECT count(*) FROM sessions WHERE user_id = :user) AS sessions,"
             " (SELECT count(*) FROM actions WHERE action_key >= :low AND action_key < :high)"
             "   AS actions,"
             " (SELECT count(*) FROM memories WHERE user_id = :user) AS memories,"
-            " (SELECT count(*) FROM user_chunks) AS chunks,"
-            " (SELECT count(DISTINCT m.entity_id) FROM user_chunks c CROSS JOIN mentions m"
-            "   ON m.chunk_hash = c.hash) AS entities",
+            " (SELECT count(*) FROM user_chunks WHERE user_id = :user) AS chunks,"
+            " (SELECT count(*) FROM user_entities WHERE user_id = :user) AS entities",
             {"user": user_id, "low": low, "high": high},
         )
         return dict(row[0])
