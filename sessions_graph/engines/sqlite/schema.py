@@ -87,16 +87,17 @@ _UNIT_USER = """CASE {row}.unit_kind
         WHEN 'action' THEN nullif(substr({row}.unit_id, 1, instr({row}.unit_id, '|') - 1), '')
         ELSE (SELECT user_id FROM memories WHERE memory_id = {row}.unit_id) END"""
 
-#: Each user's share of the chunks (``user_chunks``: a chunk their own units
+#: Each user's Share of the chunks (``user_chunks``: a chunk their own units
 #: link to, ``refs`` how many of their unit rows do) and of the entities
 #: (``user_entities``: an entity those chunks mention, ``refs`` how many
 #: (chunk, mention) pairs), which ``status`` counts for a user. Filled from
 #: what the file holds (again, should the migration run twice: the entities
-#: last, whatever the triggers of a first run added), then kept by triggers: on unit rows (a memory's before the memory goes, while its user
-#: can still be read), on shares of chunks, and on mentions. A chunk whose
-#: last unit row goes loses its share and its mentions in either order, each
-#: counted off once: its mentions are gone when its share goes, or its share
-#: when its mentions go.
+#: last, whatever the triggers of a first run added), then kept by triggers:
+#: on unit rows (a memory's before the memory goes, while its user can still
+#: be read), on shares of chunks, and on mentions. A chunk whose last unit
+#: row goes loses its share and its mentions in either order, each counted
+#: off once: its mentions are gone when its share goes, or its share when
+#: its mentions go.
 USER_SHARES = f"""
     CREATE TABLE user_chunks (
         user_id    TEXT NOT NULL,
