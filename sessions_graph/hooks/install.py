@@ -42,7 +42,6 @@ import re
 import shlex
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -169,15 +168,26 @@ def config_files(project: Path | None, codex: bool) -> tuple[Path, Path]:
 
 
 # -- edits: worked out first, then written together --------------------------------
-@dataclass
 class Edit:
     """What installing or uninstalling does to one file: the lines to report,
-    and the file's new text (None: remove the file). No changes: untouched."""
+    and the file's new text (None: remove the file). No changes: untouched.
 
-    path: Path
-    changes: list[str] = field(default_factory=list)
-    text: str | None = None
-    new_mode: int = _NEW_FILE_MODE  # of a file we create
+    A plain class, not a dataclass: ``dataclasses`` imports ``inspect``, and
+    ``status`` imports this module to read what is installed."""
+
+    __slots__ = ("changes", "new_mode", "path", "text")
+
+    def __init__(
+        self,
+        path: Path,
+        changes: list[str] | None = None,
+        text: str | None = None,
+        new_mode: int = _NEW_FILE_MODE,  # of a file we create
+    ) -> None:
+        self.path = path
+        self.changes = changes if changes is not None else []
+        self.text = text
+        self.new_mode = new_mode
 
 
 def apply_edits(edits: Sequence[Edit]) -> None:
