@@ -14,8 +14,9 @@ Goal: every command's CPU p50 <= 6x ``python -c pass``, and ``recall`` p50
 
 With ``--trees A B``, each command runs once per tree in turn (the tree put
 first on ``PYTHONPATH``, so the same installed dependencies run either
-tree's code), and the table has a row per command and tree: one run
-compares the code as it was with the code as it is.
+tree's code), each tree on its own copy of the stores (a tree with a newer
+schema migrates its copy), and the table has a row per command and tree:
+one run compares the code as it was with the code as it is.
 
 The store holds 10k and 100k actions (100 and 1,000 sessions of 100 actions
 each: prompts, tool calls, tool results, answers of coding sessions) and
@@ -24,7 +25,9 @@ on an empty store (nothing waiting: its own start-up), the others on the
 loaded one.
 
 Usage: ``python bench/bench_cli.py [--runs 30] [--sizes 10000 100000]
-[--trees /path/to/old/tree .]``.
+[--trees /path/to/old/tree .]``. With trees of different schemas, run it
+with the oldest tree's package (``PYTHONPATH=/path/to/old/tree``): the
+stores are written at the schema of the package the benchmark imports.
 
 An installed package has compiled bytecode (pip writes it at install time),
 so the commands run with bytecode caching on even if
@@ -38,6 +41,7 @@ import argparse
 import json
 import random
 import resource
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -237,21 +241,42 @@ def timed(cmd: list[str], env: dict[str, str], stdin: bytes | None = None) -> tu
 
 
 def measure(
-    script: str, env: dict[str, str], trees: list[str | None], runs: int, words: dict[str, str]
+    script: str,
+    env: dict[str, str],
+    trees: list[str | None],
+    runs: int,
+    stores: list[dict[str, str]],
 ) -> dict[str, list[tuple[float, float]]]:
-    """Samples by row name (``command @ tree`` with several trees)."""
+    """Samples by row name (``command @ tree`` with several trees); each tree
+    works on its own copy of the stores (``stores``, one per tree)."""
     rows: dict[str, list[tuple[float, float]]] = {"python -c pass": []}
     for i in range(runs):
         rows["python -c pass"].append(timed([sys.executable, "-c", "pass"], env))
-        fill = {**words, "query": QUERIES[i % len(QUERIES)]}
         for name, argv in TIMED:
-            cmd = [script, *(word.format(**fill) for word in argv)]
             stdin = HOOK_EVENT.encode() if argv == ["hook"] else None
-            for tree in trees:
+            for tree, words in zip(trees, stores, strict=True):
+                fill = {**words, "query": QUERIES[i % len(QUERIES)]}
+                cmd = [script, *(word.format(**fill) for word in argv)]
                 row = f"{name} @ {Path(tree).name}" if tree and len(trees) > 1 else name
-                tree_env = {**env, "PYTHONPATH": tree} if tree else env
-                rows.setdefault(row, []).append(timed(cmd, tree_env, stdin))
+                tree_env = {**env, "PYTHONPATH": tree, "SESSIONS_GRAPH_DB": words["db"]}
+                rows.setdefault(row, []).append(timed(cmd, tree_env if tree else env, stdin))
     return rows
+
+
+def copies(root: Path, paths: dict[str, Path], trees: list[str | None]) -> list[dict[str, str]]:
+    """A copy of each store for each tree: a tree whose schema is newer
+    migrates its copy on first open, which an older tree would then refuse."""
+    stores = []
+    for n, _ in enumerate(trees):
+        words = {}
+        for word, path in paths.items():
+            copy = root / f"{path.stem}-{n}.db"
+            copy.unlink(missing_ok=True)
+            with sqlite3.connect(path) as source, sqlite3.connect(copy) as target:
+                source.backup(target)
+            words[word] = str(copy)
+        stores.append(words)
+    return stores
 
 
 def main() -> None:
@@ -280,7 +305,6 @@ def main() -> None:
         for n in range(100):
             area = AREAS[n % len(AREAS)]
             graph.save_memory(USER, f"We use {area[1]} for {area[2]}; see {area[3]} (note {n}).")
-        words = {"db": str(db), "empty": str(empty)}
         loaded = 0
         for size in sorted(args.sizes):
             sessions = size // ACTIONS_PER_SESSION
@@ -292,9 +316,11 @@ def main() -> None:
                 file=sys.stderr,
             )
             loaded = sessions
-            # Writes bytecode, warms the file cache: not measured.
-            measure(script, env, trees, 1, words)
-            rows = measure(script, env, trees, args.runs, words)
+            stores = copies(root, {"db": db, "empty": empty}, trees)
+            # Writes bytecode, migrates each tree's copy if it must, warms the
+            # file cache: not measured.
+            measure(script, env, trees, 1, stores)
+            rows = measure(script, env, trees, args.runs, stores)
             walls = {name: [w for w, _ in samples] for name, samples in rows.items()}
             cpus = {name: [c for _, c in samples] for name, samples in rows.items()}
             floor = percentile(walls["python -c pass"], 0.5)

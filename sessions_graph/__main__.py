@@ -1,8 +1,9 @@
 """``sessions-graph`` entry point.
 
 ``sessions-graph hook`` runs inside agent hook runtimes on every event, and
-``sessions-graph recall`` is called by scripts and agents between turns, so
-both are dispatched here before the typer application (and its imports) loads.
+``sessions-graph [--db PATH] recall`` is called by scripts and agents between
+turns, so both are dispatched here before the rest of the CLI (its table and
+parser, let alone typer) loads.
 """
 
 from __future__ import annotations
@@ -20,15 +21,31 @@ def main() -> None:
         # teardown saves the hook a few milliseconds, and leaves the embedded
         # store's WAL for the next hook process (see SQLiteEngine.close).
         _exit_now(hook_main(sys.argv[2:]))
-    if sys.argv[1:2] == ["recall"]:
+    db, words = _global_db(sys.argv[1:])
+    if words[:1] == ["recall"]:
         from sessions_graph.cli.recall import main as recall_main
 
         # The answer is printed and the store closed by now: the teardown
         # (freeing every module) would only keep the caller waiting.
-        _exit_now(recall_main(sys.argv[2:]))
+        _exit_now(recall_main(words[1:], db=db))
     from sessions_graph.cli.main import run
 
     run()
+
+
+def _global_db(argv: list[str]) -> tuple[str | None, list[str]]:
+    """The global ``--db PATH`` (``--db=PATH``) options in front, the last of
+    them winning as in ``cli.parse``, and the words after them: ``--db PATH
+    recall`` takes the same short way as ``recall``."""
+    db, words = None, argv
+    while words:
+        if words[0] == "--db" and len(words) > 1:
+            db, words = words[1], words[2:]
+        elif words[0].startswith("--db="):
+            db, words = words[0].removeprefix("--db="), words[1:]
+        else:
+            break
+    return db, words
 
 
 def _exit_now(code: int) -> None:

@@ -158,12 +158,12 @@ class SessionsGraph:
         and the chunks and entities of their own text), with ``injected``: the
         tokens of context injected today (UTC) and per session
         (``injection_stats``)."""
-        info = self.engine.status()
         if user_id is not None:
             check_id(user_id, "user_id")
+        info = self.engine.status(user_id)
+        if user_id is not None:
             info["user_id"] = user_id
             if info["counts"]:  # the schema is current
-                info["counts"] = self.engine.user_counts(user_id)
                 # Context handed to the user's agents: today's (UTC) and per session.
                 today = utcnow()[:10] + "T00:00:00Z"
                 info["injected"] = self.injection_stats(user_id, today)

@@ -124,6 +124,9 @@ def test_status_loads_no_pydantic(store: dict[str, str]) -> None:
 
     assert json.loads(output)["counts"]["sessions"] == 1
     assert not {m for m in modules if m.startswith(HEAVY)}
+    # Nor what only writing the install state needs: dataclasses (inspect),
+    # secrets (hmac, OpenSSL's hashes), tempfile.
+    assert not modules & {"dataclasses", "inspect", "secrets", "tempfile"}
 
 
 def test_a_sweep_with_nothing_waiting_loads_nothing_of_the_pipeline(store: dict[str, str]) -> None:

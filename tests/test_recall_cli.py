@@ -148,16 +148,25 @@ def test_free_text_is_never_syntax(graph: SessionsGraph) -> None:
     assert "Redis" in result.stdout
 
 
-def test_through_typer_the_same_command(graph: SessionsGraph, db: Path) -> None:
+def test_with_the_global_db_the_same_light_command(
+    graph: SessionsGraph, db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     fast = recall(QUESTION, "--limit", "4")
-    typed = subprocess.run(
-        [*CLI, "--db", str(db), "recall", QUESTION, "--limit", "4"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert typed.returncode == 0, typed.stderr
-    assert typed.stdout == fast.stdout
+    monkeypatch.setenv("SESSIONS_GRAPH_DB", str(tmp_path / "elsewhere.db"))  # --db wins
+    for flags in (["--db", str(db)], [f"--db={db}"], ["--db", "other.db", "--db", str(db)]):
+        words = [*flags, "recall", QUESTION, "--limit", "4"]
+        typed = subprocess.run(
+            [sys.executable, "-X", "importtime", *CLI[1:], *words],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert typed.returncode == 0, typed.stderr
+        assert typed.stdout == fast.stdout
+        # Dispatched as `recall` is: the CLI's table and parser never load,
+        # nor pydantic, typer, or dataclasses (which imports inspect).
+        loaded = {line.rsplit("|", 1)[-1].strip() for line in typed.stderr.splitlines()}
+        assert not loaded & {"sessions_graph.cli.parse", "pydantic", "typer", "dataclasses"}
     listed = subprocess.run([*CLI, "--help"], capture_output=True, text=True, timeout=60)
     assert "recall" in listed.stdout
     helped = recall("--help")

@@ -372,3 +372,46 @@ def test_user_counts_include_only_the_users_chunks_and_entities(graph: SessionsG
     assert alice["entities"] == len(names(graph, "s-1"))
     assert bob["entities"] == len(names(graph, "s-2"))
     assert graph.status(user_id="carol")["counts"]["chunks"] == 0
+
+
+def test_user_counts_stay_exact_through_forget_for_ids_sharing_a_prefix(
+    graph: SessionsGraph,
+) -> None:
+    # Every action key starts with its user's id: "bob" must not count "bob.2"'s.
+    llm = ScriptedLLM()
+    record(graph, "s-1", "bob", "Bob deployed Memgraph on Kubernetes.", SHARED)
+    record(graph, "s-2", "bob.2", SHARED, "Two restarted Traefik.")
+    record(graph, "s-3", "bob", "Bob wrote the Helm chart.")
+    graph.save_memory("bob", "Bob prefers Grafana dashboards.", session_id="s-1")
+    kept = graph.save_memory("bob.2", "Zed uses Falcon.", session_id="s-2")
+    asyncio.run(graph.reconcile_pending(llm_model_func=llm))
+
+    def counts(user: str) -> tuple[int, ...]:
+        return tuple(graph.status(user_id=user)["counts"].values())
+
+    # sessions, actions, memories, chunks (one a text, SHARED's one for
+    # both), entities (the capitalised names in the user's own texts)
+    assert counts("bob") == (2, 3, 1, 4, 8)
+    assert counts("bob.2") == (1, 2, 1, 3, 6)  # and Zed
+    record(graph, "s-4", "carl", SHARED)  # a chunk extracted already, newly carl's
+    asyncio.run(graph.reconcile_pending(llm_model_func=llm))
+    assert counts("carl") == (1, 1, 0, 1, 4)
+    # SHARED extracted again (as a later extractor's findings replace the
+    # earlier ones), naming Falcon only: Shared goes for both, Traefik for
+    # bob, Memgraph for bob.2 (bob's own text names it).
+    [(shared,)] = graph.engine._read("SELECT hash FROM chunks WHERE text = ?", (SHARED,))  # type: ignore[attr-defined]
+    graph.engine.save_extraction(shared, graph.settings.entity_workspace, [{"name": "Falcon"}], [])
+    assert counts("bob") == (2, 3, 1, 4, 6)
+    assert counts("bob.2") == (1, 2, 1, 3, 4)
+    assert counts("carl") == (1, 1, 0, 1, 1)
+    graph.forget_session("s-1")  # its memory goes with it
+    assert counts("bob") == (1, 1, 0, 1, 2)  # Bob, Helm
+    assert counts("bob.2") == (1, 2, 1, 3, 4)
+    graph.update_memory(kept.memory_id, "Zed moved to Kafka.")  # new text, new chunk
+    asyncio.run(graph.reconcile_pending(llm_model_func=llm))
+    assert counts("bob.2") == (1, 2, 1, 3, 5)  # the old chunk gone, Zed and Kafka named
+    graph.delete_memory(kept.memory_id)
+    assert counts("bob.2") == (1, 2, 0, 2, 3)  # Falcon, Traefik, Two
+    graph.forget_user("bob.2")
+    assert counts("bob.2") == (0, 0, 0, 0, 0)
+    assert counts("bob") == (1, 1, 0, 1, 2)

@@ -1,11 +1,12 @@
-"""The typer application: ``--help``, and every command line the light
-parser (``cli.parse``) leaves to typer, with typer's own messages.
+"""The typer application: shell completion, and every command line the
+light parser (``cli.parse``) leaves to typer (a usage error, a value out of
+range), with typer's own messages. Help is ``cli.help``'s.
 
 It is built from the same table (``cli.commands``) and declarations
 (``cli.params``) the light parser reads, so both know the same commands and
 options; it is only built when needed, since building it costs 15-20 times
 the interpreter's start-up (typer imports pydantic, and makes a validator
-for every option).
+for every option it coerces).
 """
 
 from __future__ import annotations
@@ -20,14 +21,13 @@ import typer
 
 from sessions_graph.cli.commands import COMMANDS, GROUPS, Command
 from sessions_graph.cli.common import echo, guarded, one_line, options
+from sessions_graph.cli.help import DB_HELP, DESCRIPTION
 from sessions_graph.cli.params import Param
 from sessions_graph.cli.parse import Defer, find, function
 
 
 def _main(
-    db: str = typer.Option(
-        None, "--db", help="Embedded database file (overrides SESSIONS_GRAPH_DB).", metavar="PATH"
-    ),
+    db: str = typer.Option(None, "--db", help=DB_HELP, metavar="PATH"),
 ) -> None:
     """Cross-session memory for AI agents."""
     options["db"] = db
@@ -36,13 +36,13 @@ def _main(
 def build(commands: tuple[Command, ...] = COMMANDS) -> typer.Typer:
     """The typer application with ``commands`` (every command by default).
 
-    A command line that names a command (``sessions-graph ui --help``, or
-    one the light parser left to typer for its message) needs that command
-    only: building the others would import their modules, and typer would
-    make a validator for each of their options, for nothing."""
+    A command line that names a command (one the light parser left to typer
+    for its message) needs that command only: building the others would
+    import their modules, and typer would make a validator for each of their
+    options, for nothing."""
     app = typer.Typer(
         name="sessions-graph",
-        help="Cross-session memory for AI agents, on Memgraph or an embedded SQLite file.",
+        help=DESCRIPTION,
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
@@ -64,7 +64,7 @@ def build(commands: tuple[Command, ...] = COMMANDS) -> typer.Typer:
                 add_help_option=not command.own_help,
             )(_passthrough(func))
         else:
-            parent.command(command.words[-1], help=command.help)(_typer_function(func))
+            parent.command(command.words[-1])(_typer_function(func))
     for name, group in groups.items():
         app.add_typer(group, name=name)
     return app
@@ -130,14 +130,10 @@ def _usage_error(exc: Exception) -> None:
     """Exit with one line if ``exc`` is typer's (click's) usage error or abort.
 
     Matched by shape rather than class: typer raises its vendored copy of
-    click's exceptions, older typer versions click's own."""
+    click's exceptions, older typer versions click's own. (A bare group,
+    typer's ``NoArgsIsHelpError``, never reaches typer: ``cli.parse`` prints
+    its help.)"""
     kind = type(exc).__name__
-    if kind == "NoArgsIsHelpError":  # a bare group: its help, as typer shows it
-        ctx = getattr(exc, "ctx", None)
-        text = ctx.get_help() if ctx is not None else ""  # rich prints it itself
-        if text.strip():
-            echo(text)
-        sys.exit(2)
     if kind == "Abort":
         echo("error: aborted", err=True)
         sys.exit(1)

@@ -7,12 +7,13 @@ then take a few milliseconds. So a command line is first parsed here, with
 argparse from the same declarations (``cli.params``) the typer application
 is built from, importing only the invoked command's module.
 
-This parser only ever accepts: whatever it does not accept as it stands
-(``--help``, a usage error, a value out of range, no command, shell
-completion, a parameter type it does not know) raises ``Defer``, and the
-typer application handles the command line as it always did, with its help
-and its messages. So typer stays the CLI's reference behaviour, and this is
-a fast path that agrees with it on every command line it takes.
+This parser only ever accepts, or asks for help (``--help``, or no command
+where one should be: ``Help``, rendered by ``cli.help``): whatever else it
+does not accept as it stands (a usage error, a value out of range, an unknown
+command, shell completion, a parameter type it does not know) raises
+``Defer``, and the typer application handles the command line, with typer's
+messages. So typer stays the reference for what a command line means, and
+this is a fast path that agrees with it on every command line it takes.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from sessions_graph.cli.commands import COMMANDS, Command
+from sessions_graph.cli.commands import COMMANDS, GROUPS, Command
 from sessions_graph.cli.params import Param
 
 if TYPE_CHECKING:
@@ -33,6 +34,18 @@ if TYPE_CHECKING:
 
 class Defer(Exception):
     """The typer application should handle this command line."""
+
+
+class Help(Exception):
+    """Print the help of ``words`` (a group or command, ``()`` the
+    application's; see ``cli.help``) and exit with ``code``: 0 when asked
+    for, 2 when the command line stopped short of a command (as a bare
+    ``sessions-graph``)."""
+
+    def __init__(self, words: tuple[str, ...] = (), code: int = 0) -> None:
+        super().__init__(words, code)
+        self.words = words
+        self.code = code
 
 
 def _integer(text: str) -> int:
@@ -89,21 +102,48 @@ def parameters(func: Callable[..., Any]) -> dict[str, tuple[Param, str]]:
 
 def parse(argv: list[str]) -> tuple[Callable[..., Any], dict[str, Any], str | None]:
     """(the command's function, its arguments, the global ``--db``) for
-    ``argv``, or ``Defer``."""
+    ``argv``; ``Help`` when it asks for help (or names no command), else
+    ``Defer``."""
     if "_SESSIONS_GRAPH_COMPLETE" in os.environ:
         raise Defer  # shell completion is typer's
     db, rest = _global_options(argv)
+    _help(rest)
     command, n = find(rest)
     func, rest = function(command), rest[n:]
     if command.passthrough:
-        if "--help" in rest and not command.own_help:
-            raise Defer
         return func, {"args": rest}, db
     return func, _arguments(func, rest), db
 
 
+def _help(words: list[str]) -> None:
+    """Raise ``Help`` if ``words`` (after the global options) ask for help:
+    ``--help`` after a command or group (before any ``--``), or a group or
+    nothing at all where a command should be, as typer did."""
+    if not words:
+        raise Help((), code=2)
+    group = words[0] in GROUPS
+    try:
+        command, n = find(words)
+    except Defer:
+        if not group:
+            raise  # an unknown command: typer says so
+        if len(words) == 1:
+            raise Help((words[0],), code=2) from None
+        if words[1] == "--help":
+            raise Help((words[0],)) from None
+        raise
+    if command.own_help:
+        return  # the command prints its own help
+    asked = words[n:]
+    if "--" in asked:
+        asked = asked[: asked.index("--")]
+    if "--help" in asked:
+        raise Help(command.words)
+
+
 def _global_options(argv: list[str]) -> tuple[str | None, list[str]]:
-    """``--db PATH`` (the application's one option) and the words after it."""
+    """``--db PATH`` (the application's one option) and the words after it;
+    ``Help`` for ``--help`` among them."""
     db = None
     rest = list(argv)
     while rest and rest[0].startswith("-"):
@@ -112,6 +152,8 @@ def _global_options(argv: list[str]) -> tuple[str | None, list[str]]:
             db = flag.removeprefix("--db=")
         elif flag == "--db" and rest:
             db = rest.pop(0)
+        elif flag == "--help":
+            raise Help(())
         else:
             raise Defer
     return db, rest

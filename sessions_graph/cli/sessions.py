@@ -6,7 +6,6 @@ serves the web viewer (extra ``[ui]``; Starlette and Jinja2 load only then).
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
 from sessions_graph.cli.common import (
@@ -175,6 +174,8 @@ def ui(
         sock.close()
         raise fail(f"cannot listen on 127.0.0.1:{port} ({exc.strerror}): pass --port N") from None
     bound = sock.getsockname()[1]
+    import secrets  # hmac and OpenSSL's hashes: the server's token only
+
     token = secrets.token_urlsafe(24)
     app = create_app(settings, user_id, token)
     echo(f"sessions-graph viewer for {user_id}: http://127.0.0.1:{bound}/?token={token}")

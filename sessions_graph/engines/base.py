@@ -128,10 +128,12 @@ class Engine(ABC):
         """Release connections. Safe to call twice."""
 
     @abstractmethod
-    def status(self) -> Record:
+    def status(self, user_id: str | None = None) -> Record:
         """``engine``, ``location``, ``schema_version`` and ``counts`` of users,
-        sessions, actions, memories, chunks and entities (empty until the
-        schema is set up)."""
+        sessions, actions, memories, chunks and entities, or with ``user_id``
+        that user's (``user_counts``; the store's are then not read, which
+        would count every action of every user). ``counts`` is empty until
+        the schema is set up."""
 
     @abstractmethod
     def user_counts(self, user_id: str) -> Record:

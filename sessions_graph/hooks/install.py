@@ -39,12 +39,9 @@ import contextlib
 import json
 import os
 import re
-import secrets
 import shlex
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -171,15 +168,26 @@ def config_files(project: Path | None, codex: bool) -> tuple[Path, Path]:
 
 
 # -- edits: worked out first, then written together --------------------------------
-@dataclass
 class Edit:
     """What installing or uninstalling does to one file: the lines to report,
-    and the file's new text (None: remove the file). No changes: untouched."""
+    and the file's new text (None: remove the file). No changes: untouched.
 
-    path: Path
-    changes: list[str] = field(default_factory=list)
-    text: str | None = None
-    new_mode: int = _NEW_FILE_MODE  # of a file we create
+    A plain class, not a dataclass: ``dataclasses`` imports ``inspect``, and
+    ``status`` imports this module to read what is installed."""
+
+    __slots__ = ("changes", "new_mode", "path", "text")
+
+    def __init__(
+        self,
+        path: Path,
+        changes: list[str] | None = None,
+        text: str | None = None,
+        new_mode: int = _NEW_FILE_MODE,  # of a file we create
+    ) -> None:
+        self.path = path
+        self.changes = changes if changes is not None else []
+        self.text = text
+        self.new_mode = new_mode
 
 
 def apply_edits(edits: Sequence[Edit]) -> None:
@@ -595,8 +603,11 @@ def _read_text(path: Path) -> str:
 
 
 #: Marks a number's source text while a JSON file is in Python's hands
-#: (random, so that no string in a user's file can look like one).
-_RAW_NUMBER = f"\x00{secrets.token_hex(8)}:"
+#: (random, so that no string in a user's file can look like one). From
+#: ``os.urandom``, as ``secrets.token_hex`` is, without importing ``secrets``
+#: (and OpenSSL's hashes through ``hmac``) into ``status``, which reads the
+#: install state.
+_RAW_NUMBER = f"\x00{os.urandom(8).hex()}:"
 _RAW_NUMBER_STRING = re.compile(re.escape(json.dumps(_RAW_NUMBER)[:-1]) + r'([^"\\]*)"')
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -671,6 +682,8 @@ def _write_text(path: Path, text: str, *, new_mode: int = _NEW_FILE_MODE) -> Non
 
 
 def _atomically(target: Path, data: bytes, mode: int, on_error: Callable[[OSError], Any]) -> None:
+    import tempfile  # only to write: ``status`` reads through this module
+
     tmp: str | None = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

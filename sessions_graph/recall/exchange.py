@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from sessions_graph.engines.base import Engine, Record
 
@@ -29,14 +29,15 @@ BATCH_PER_HIT = 2
 _SPACE = re.compile(r"\s+")
 
 
-@dataclass
-class Turn:
-    """What the windows say about one turn hit."""
+class Turn(NamedTuple):
+    """What the windows say about one turn hit. (A named tuple rather than a
+    dataclass: ``dataclasses`` imports ``inspect``, several milliseconds of
+    every ``recall`` process.)"""
 
     window: list[Record]  # its session's actions around it, by seq
     members: list[Record]  # the exchange (request first), or just the turn
     exchange: str | None  # the exchange's key, None for a turn of its own
-    text_key: str = field(default="")
+    text_key: str  # its text folded (``text_key``)
 
 
 def members_of(window: Sequence[Record], action_id: str) -> tuple[list[Record], str | None]:
@@ -104,6 +105,5 @@ class Exchanges:
             members, exchange = members_of(window, hit_id)
             if not members:
                 continue
-            turn = Turn(window, members, exchange)
-            turn.text_key = text_key("turn", [m.get("text") or "" for m in members])
-            self._turns[hit_id] = turn
+            key = text_key("turn", [m.get("text") or "" for m in members])
+            self._turns[hit_id] = Turn(window, members, exchange, key)

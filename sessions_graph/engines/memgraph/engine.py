@@ -368,15 +368,18 @@ class MemgraphEngine(
             self._closed = True
             self._driver.close()
 
-    def status(self) -> Record:
+    def status(self, user_id: str | None = None) -> Record:
         # As the embedded engine: counts only for a store at this schema version.
         version_rows = self._read("schema/version")
         version = version_rows[0]["version"] if version_rows else 0
+        counts: Record = {}
+        if version == SCHEMA_VERSION:
+            counts = self._counts() if user_id is None else self.user_counts(user_id)
         return {
             "engine": self.name,
             "location": self.location,
             "schema_version": version,
-            "counts": self._counts() if version == SCHEMA_VERSION else {},
+            "counts": counts,
         }
 
     def _counts(self) -> Record:

@@ -16,7 +16,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from sessions_graph.engines.base import Engine, Record
+from sessions_graph.engines.base import Engine, Record, action_key
 from sessions_graph.engines.sqlite.digests import Digests
 from sessions_graph.engines.sqlite.forget import Forget
 from sessions_graph.engines.sqlite.injections import Injections
@@ -202,42 +202,43 @@ class SQLiteEngine(
                 self._conn.setconfig(no_checkpoint, True)
             self._conn.close()
 
-    def status(self) -> Record:
+    def status(self, user_id: str | None = None) -> Record:
         version = self._read("PRAGMA user_version")[0][0]
-        counts: dict[str, int] = {}
-        if version == SCHEMA_VERSION:
+        found: dict[str, int] = {}
+        if version == SCHEMA_VERSION and user_id is not None:
+            found = self.user_counts(user_id)
+        elif version == SCHEMA_VERSION:
             for table in ("users", "sessions", "actions", "memories", "chunks", "entities"):
-                counts[table] = self._read(f"SELECT count(*) FROM {table}")[0][0]
+                found[table] = self._read(f"SELECT count(*) FROM {table}")[0][0]
             # Actions kept out of recall, injection and extraction (migration
             # 12 marks the ones stored before): what ``setup`` reports.
             for origin, count in self._read(
                 "SELECT origin, count(*) FROM actions WHERE origin != 'conversation'"
                 " GROUP BY origin"
             ):
-                counts[f"{origin}_actions"] = count
+                found[f"{origin}_actions"] = count
         return {
             "engine": self.name,
             "location": str(self.path),
             "schema_version": version,
-            "counts": counts,
+            "counts": found,
         }
 
     def user_counts(self, user_id: str) -> Record:
+        # A user's actions are the keys from "USER|" up to "USER}" ("|" ends
+        # the user id in an action key and occurs in no id, "}" follows it):
+        # a range of the unique index. Their chunks and entities are their
+        # shares, which triggers keep (schema.USER_SHARES): no count reads a
+        # chunk row, a mention, or another user's rows.
+        low, high = action_key(user_id, ""), f"{user_id}}}"
         row = self._read(
-            "WITH units(kind, id) AS ("
-            "   SELECT 'action', a.action_key FROM actions a"
-            "   JOIN sessions s ON s.session_id = a.session_id WHERE s.user_id = ?"
-            "   UNION ALL SELECT 'memory', memory_id FROM memories WHERE user_id = ?),"
-            " user_chunks(hash) AS ("
-            "   SELECT DISTINCT uc.chunk_hash FROM unit_chunks uc"
-            "   JOIN units u ON uc.unit_kind = u.kind AND uc.unit_id = u.id)"
-            " SELECT (SELECT count(*) FROM sessions WHERE user_id = ?) AS sessions,"
-            " (SELECT count(*) FROM units WHERE kind = 'action') AS actions,"
-            " (SELECT count(*) FROM units WHERE kind = 'memory') AS memories,"
-            " (SELECT count(*) FROM user_chunks) AS chunks,"
-            " (SELECT count(DISTINCT m.entity_id) FROM mentions m"
-            "   JOIN user_chunks c ON c.hash = m.chunk_hash) AS entities",
-            (user_id, user_id, user_id),
+            "SELECT (SELECT count(*) FROM sessions WHERE user_id = :user) AS sessions,"
+            " (SELECT count(*) FROM actions WHERE action_key >= :low AND action_key < :high)"
+            "   AS actions,"
+            " (SELECT count(*) FROM memories WHERE user_id = :user) AS memories,"
+            " (SELECT count(*) FROM user_chunks WHERE user_id = :user) AS chunks,"
+            " (SELECT count(*) FROM user_entities WHERE user_id = :user) AS entities",
+            {"user": user_id, "low": low, "high": high},
         )
         return dict(row[0])
 

@@ -81,6 +81,100 @@ ACTION_KEYS = """
     END;
 """
 
+#: The user an action or memory unit row belongs to: an action's unit id is
+#: its key (its user's id, ``|``, its id), a memory's is its id.
+_UNIT_USER = """CASE {row}.unit_kind
+        WHEN 'action' THEN nullif(substr({row}.unit_id, 1, instr({row}.unit_id, '|') - 1), '')
+        ELSE (SELECT user_id FROM memories WHERE memory_id = {row}.unit_id) END"""
+
+#: Each user's Share of the chunks (``user_chunks``: a chunk their own units
+#: link to, ``refs`` how many of their unit rows do) and of the entities
+#: (``user_entities``: an entity those chunks mention, ``refs`` how many
+#: (chunk, mention) pairs), which ``status`` counts for a user. Filled from
+#: what the file holds (again, should the migration run twice: the entities
+#: last, whatever the triggers of a first run added), then kept by triggers:
+#: on unit rows (a memory's before the memory goes, while its user can still
+#: be read), on shares of chunks, and on mentions. A chunk whose last unit
+#: row goes loses its share and its mentions in either order, each counted
+#: off once: its mentions are gone when its share goes, or its share when
+#: its mentions go.
+USER_SHARES = f"""
+    CREATE TABLE user_chunks (
+        user_id    TEXT NOT NULL,
+        chunk_hash TEXT NOT NULL,
+        refs       INTEGER NOT NULL,
+        PRIMARY KEY (user_id, chunk_hash)
+    ) WITHOUT ROWID;
+    CREATE INDEX user_chunks_by_chunk ON user_chunks(chunk_hash);
+    CREATE TABLE user_entities (
+        user_id   TEXT NOT NULL,
+        entity_id INTEGER NOT NULL,
+        refs      INTEGER NOT NULL,
+        PRIMARY KEY (user_id, entity_id)
+    ) WITHOUT ROWID;
+    DELETE FROM user_chunks;
+    INSERT INTO user_chunks(user_id, chunk_hash, refs)
+        SELECT user_id, chunk_hash, count(*) FROM (
+            SELECT {_UNIT_USER.format(row="uc")} AS user_id, uc.chunk_hash FROM unit_chunks uc)
+        WHERE user_id IS NOT NULL GROUP BY user_id, chunk_hash;
+    DELETE FROM user_entities;
+    INSERT INTO user_entities(user_id, entity_id, refs)
+        SELECT c.user_id, m.entity_id, count(*) FROM user_chunks c
+        JOIN mentions m ON m.chunk_hash = c.chunk_hash GROUP BY c.user_id, m.entity_id;
+    CREATE TRIGGER unit_chunks_share_ai AFTER INSERT ON unit_chunks
+    WHEN {_UNIT_USER.format(row="new")} IS NOT NULL
+    BEGIN
+        INSERT INTO user_chunks(user_id, chunk_hash, refs)
+        VALUES ({_UNIT_USER.format(row="new")}, new.chunk_hash, 1)
+        ON CONFLICT (user_id, chunk_hash) DO UPDATE SET refs = refs + 1;
+    END;
+    CREATE TRIGGER unit_chunks_share_ad AFTER DELETE ON unit_chunks
+    WHEN {_UNIT_USER.format(row="old")} IS NOT NULL
+    BEGIN
+        UPDATE user_chunks SET refs = refs - 1
+        WHERE user_id = {_UNIT_USER.format(row="old")} AND chunk_hash = old.chunk_hash;
+        DELETE FROM user_chunks
+        WHERE user_id = {_UNIT_USER.format(row="old")} AND chunk_hash = old.chunk_hash
+        AND refs <= 0;
+    END;
+    CREATE TRIGGER memories_share_bd BEFORE DELETE ON memories BEGIN
+        UPDATE user_chunks SET refs = refs - 1
+        WHERE user_id = old.user_id AND chunk_hash IN (
+            SELECT chunk_hash FROM unit_chunks
+            WHERE unit_kind = 'memory' AND unit_id = old.memory_id);
+        DELETE FROM user_chunks
+        WHERE user_id = old.user_id AND refs <= 0 AND chunk_hash IN (
+            SELECT chunk_hash FROM unit_chunks
+            WHERE unit_kind = 'memory' AND unit_id = old.memory_id);
+    END;
+    CREATE TRIGGER user_chunks_ai AFTER INSERT ON user_chunks BEGIN
+        INSERT INTO user_entities(user_id, entity_id, refs)
+        SELECT new.user_id, entity_id, 1 FROM mentions WHERE chunk_hash = new.chunk_hash
+        ON CONFLICT (user_id, entity_id) DO UPDATE SET refs = refs + 1;
+    END;
+    CREATE TRIGGER user_chunks_ad AFTER DELETE ON user_chunks BEGIN
+        UPDATE user_entities SET refs = refs - 1
+        WHERE user_id = old.user_id
+        AND entity_id IN (SELECT entity_id FROM mentions WHERE chunk_hash = old.chunk_hash);
+        DELETE FROM user_entities
+        WHERE user_id = old.user_id AND refs <= 0
+        AND entity_id IN (SELECT entity_id FROM mentions WHERE chunk_hash = old.chunk_hash);
+    END;
+    CREATE TRIGGER mentions_share_ai AFTER INSERT ON mentions BEGIN
+        INSERT INTO user_entities(user_id, entity_id, refs)
+        SELECT user_id, new.entity_id, 1 FROM user_chunks WHERE chunk_hash = new.chunk_hash
+        ON CONFLICT (user_id, entity_id) DO UPDATE SET refs = refs + 1;
+    END;
+    CREATE TRIGGER mentions_share_ad AFTER DELETE ON mentions BEGIN
+        UPDATE user_entities SET refs = refs - 1
+        WHERE entity_id = old.entity_id
+        AND user_id IN (SELECT user_id FROM user_chunks WHERE chunk_hash = old.chunk_hash);
+        DELETE FROM user_entities
+        WHERE entity_id = old.entity_id AND refs <= 0
+        AND user_id IN (SELECT user_id FROM user_chunks WHERE chunk_hash = old.chunk_hash);
+    END;
+"""
+
 MIGRATIONS: list[str] = [
     # 1: users, memories (+ full-text index), sessions, actions.
     """
@@ -462,6 +556,10 @@ MIGRATIONS: list[str] = [
     """,
     # 18: action ids unique per user (ACTION_KEYS, above).
     ACTION_KEYS,
+    # 19: a user's share of the chunks and entities, kept as rows come and go
+    # so that ``status`` counts them without reading every chunk row of the
+    # user (USER_SHARES, below).
+    USER_SHARES,
 ]
 
 
