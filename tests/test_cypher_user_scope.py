@@ -257,6 +257,7 @@ KEYED: list[tuple[str, dict[str, Any]]] = [
                     "context": "c",
                     "speaker": None,
                     "asks": False,
+                    "only_asks": False,
                     "tells_time": False,
                 }
             ],

@@ -108,8 +108,9 @@ def test_recorded_actions_get_their_documents_in_the_same_transaction() -> None:
         "context": "which queue? which queue?",  # the turn before counts twice
         "speaker": None,
         "asks": False,
+        "only_asks": False,
         "tells_time": False,
     }
-    assert documents["old-1"]["asks"] is True
+    assert documents["old-1"]["asks"] is True and documents["old-1"]["only_asks"] is True
     assert documents["old-1"]["context"] == "RabbitMQ, durable"
     assert writes[0].params["user_key"] == user_key("alice")

@@ -11,8 +11,13 @@ from pathlib import Path
 import pytest
 
 from sessions_graph.engines.sqlite import SQLiteEngine
-from sessions_graph.engines.sqlite.schema import MIGRATIONS, _add_recall_functions, _statements
-from sessions_graph.index_text.turns import asks, asks_when, speaker, tells_time
+from sessions_graph.engines.sqlite.schema import (
+    MIGRATIONS,
+    _add_origin_functions,
+    _add_recall_functions,
+    _statements,
+)
+from sessions_graph.index_text.turns import asks, asks_when, only_asks, speaker, tells_time
 from sessions_graph.index_text.words import index_text, query_terms
 from sessions_graph.recall import fusion
 from sessions_graph.recall.core import recall
@@ -73,6 +78,7 @@ def _old_store(path: Path, version: int, texts: list[str], *, indexed: bool = Fa
     documents as that version wrote them (own text, no context)."""
     conn = sqlite3.connect(path)
     _add_recall_functions(conn)
+    _add_origin_functions(conn)
     for number, migration in enumerate(MIGRATIONS[:version]):
         for statement in _statements(migration):
             conn.execute(statement)
@@ -81,18 +87,28 @@ def _old_store(path: Path, version: int, texts: list[str], *, indexed: bool = Fa
     conn.execute(
         "INSERT INTO sessions(session_id, user_id, started_at) VALUES ('s', 'alice', '2025')"
     )
+    keyed = version >= 18  # action ids unique per user: rows carry their key
     for seq, text in enumerate(texts):
         conn.execute(
-            "INSERT INTO actions(action_id, session_id, seq, action_type, text)"
-            " VALUES (?, 's', ?, 'user_message', ?)",
-            (f"a{seq}", seq, text),
+            "INSERT INTO actions(action_id, session_id, seq, action_type, text"
+            f"{', action_key' if keyed else ''}) VALUES (?, 's', ?, 'user_message', ?"
+            f"{', ?' if keyed else ''})",
+            (f"a{seq}", seq, text, *([f"alice|a{seq}"] if keyed else [])),
         )
-        if indexed:
+        if indexed and keyed:  # with the marks that version's indexer wrote
+            conn.execute(
+                "INSERT INTO turn_docs(rowid, action_id, action_key, user_id, session_id,"
+                " action_type, speaker, asks, tells_time)"
+                " VALUES (?, ?, ?, 'alice', 's', 'user_message', ?, ?, ?)",
+                (seq + 1, f"a{seq}", f"alice|a{seq}", speaker(text), asks(text), tells_time(text)),
+            )
+        elif indexed:
             conn.execute(
                 "INSERT INTO turn_docs(rowid, action_id, user_id, session_id, action_type)"
                 " VALUES (?, ?, 'alice', 's', 'user_message')",
                 (seq + 1, f"a{seq}"),
             )
+        if indexed:
             conn.execute(
                 "INSERT INTO turns_fts(rowid, body, context) VALUES (?, ?, '')", (seq + 1, text)
             )
@@ -126,6 +142,18 @@ def test_turns_indexed_before_time_cues_get_them_on_upgrade(tmp_path: Path) -> N
     assert {(r["action_id"], r["tells_time"]) for r in rows} == {("a0", True), ("a1", False)}
 
 
+def test_turns_indexed_before_only_asking_marks_get_them_on_upgrade(tmp_path: Path) -> None:
+    path = tmp_path / "v18.db"
+    texts = ["Maria: Wow! Which kafka topic?", "Maria: kafka runs on orders. Fine?", "kafka stays"]
+    _old_store(path, 18, texts, indexed=True)
+    rows = SQLiteEngine(path).search_turns("alice", [("kafka",)], 10, FILTERS)
+    assert {(r["action_id"], r["asks"], r["only_asks"]) for r in rows} == {
+        ("a0", True, True),
+        ("a1", True, False),
+        ("a2", False, False),
+    }
+
+
 def test_time_cues_and_questions_that_ask_when() -> None:
     assert tells_time("Tim: I met my teammates two weeks ago")
     assert tells_time("Deployed it on Friday.") and tells_time("last sprint went well")
@@ -146,6 +174,32 @@ def test_speaker_labels_and_asking_turns() -> None:
     assert asks("Tim: Have you been to Universal Studios? [shared image: a castle]")
     assert asks('Did it say "timeout?"')
     assert not asks("What? No, we shipped it.")
+
+
+def test_turns_that_only_ask() -> None:
+    # Nothing told besides the questions but a word or two of greeting.
+    assert only_asks("Tim: Congrats! How did it feel to seal the deal?")
+    assert only_asks("Shall I run the tests too? [file: notes.md]")
+    assert only_asks("Thanks, John! Which one? The red one?")
+    # Told something first: an Asking Turn, but not one that only asks.
+    assert asks("Caroline: Love that purple color! For walking or running?")
+    assert not only_asks("Caroline: Love that purple color! For walking or running?")
+    assert not only_asks("We moved the cache to Redis last week. Did it help?")
+    assert not only_asks("What? No, we shipped it.")  # not an Asking Turn at all
+    assert not only_asks("Why? " + "the build log says more " * 20 + "and then?")  # long
+
+
+def test_a_turn_that_only_asks_ranks_below_one_that_tells(tmp_path: Path) -> None:
+    """Two turns match a question the same way; the one that only asks holds
+    nothing the question looks for, so the one that tells comes first, even
+    though the other is newer (recency breaks ties)."""
+    engine = SQLiteEngine(tmp_path / "s.db")
+    engine.start_session("s-1", "alice", "2026-01-01T00:00:00.000000+00:00", None, None)
+    engine.start_session("s-2", "alice", "2026-01-02T00:00:00.000000+00:00", None, None)
+    _turn(engine, "alice", "s-1", "tells", "Tim: We did the kafka migration. Any questions?")
+    _turn(engine, "alice", "s-2", "asks", "Tim: Hi! How did the kafka migration go?")
+    hits = recall(engine, "alice", "kafka migration", limit=5)["hits"]
+    assert [h["action_id"] for h in hits] == ["tells", "asks"]
 
 
 def test_index_text_spaces_cjk_and_cuts_long_tokens() -> None:

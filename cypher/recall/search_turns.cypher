@@ -17,6 +17,7 @@ WHERE ($since IS NULL OR ts >= $since) AND ($until IS NULL OR ts <= $until)
        OR s.cwd STARTS WITH $project_dir)
 RETURN a.action_id AS action_id, a.session_id AS session_id, a.action_type AS action_type,
        a.recall_speaker AS speaker, coalesce(a.recall_asks, false) AS asks,
+       coalesce(a.recall_only_asks, false) AS only_asks,
        coalesce(a.recall_tells_time, false) AS tells_time,
        ts AS timestamp, score
 ORDER BY score DESC

@@ -1,10 +1,12 @@
 // Write turn documents (recall_body, recall_context), what recall weighs them
-// by (recall_speaker, recall_asks, recall_tells_time) and the user key that scopes them in
-// action_recall_index; recall_cut_bytes is the size long words were cut to
-// (index_text.words), so that setup finds documents cut otherwise. Run in the
-// transaction that stores the actions: the index sees them when it commits.
+// by (recall_speaker, recall_asks, recall_only_asks, recall_tells_time) and the
+// user key that scopes them in action_recall_index; recall_cut_bytes is the
+// size long words were cut to (index_text.words), so that setup finds
+// documents cut otherwise. Run in the transaction that stores the actions: the
+// index sees them when it commits.
 UNWIND $documents AS d
 MATCH (a:Action {action_key: d.action_key})
 SET a.recall_body = d.body, a.recall_context = d.context, a.user_key = $user_key,
-    a.recall_speaker = d.speaker, a.recall_asks = d.asks, a.recall_tells_time = d.tells_time,
+    a.recall_speaker = d.speaker, a.recall_asks = d.asks, a.recall_only_asks = d.only_asks,
+    a.recall_tells_time = d.tells_time,
     a.recall_cut_bytes = $cut_bytes

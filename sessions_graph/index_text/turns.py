@@ -2,10 +2,11 @@
 same way on both engines and read by recall's lanes.
 
 An action's document is its own text, its neighbours' text as context
-(weighed less), and three marks read from its own text: its **Speaker**
-(``Caroline: ...``), whether it is an **Asking Turn** and whether it has a
-**Time Cue** (CONTEXT.md). Kept free of anything heavier than ``re``: the
-engines build these documents on the hook's write path.
+(weighed less), and four marks read from its own text: its **Speaker**
+(``Caroline: ...``), whether it is an **Asking Turn**, whether it only asks
+and whether it has a **Time Cue** (CONTEXT.md). Kept free of anything
+heavier than ``re``: the engines build these documents on the hook's write
+path.
 """
 
 from __future__ import annotations
@@ -46,6 +47,15 @@ _TIME_CUE_PARTS = ("day", "ago", "last", "week", "month", "year")
 #: every action, and a regular expression over an 8 KB tool result costs
 #: 0.2 ms.
 TIME_CUE_CHARS = 600
+#: An Asking Turn that only asks says at most this many words outside its
+#: questions: an exclamation or a greeting ("Congrats! How did it feel?",
+#: "Thanks, Tim! Which one?"), nothing a question could be looking for.
+ONLY_ASKS_WORDS = 2
+#: ... and is no longer than this: a longer turn that ends by asking has
+#: told something first.
+ONLY_ASKS_CHARS = 300
+#: A sentence: up to its end mark (or the end of the text).
+_SENTENCE = re.compile(r"[^.!?]*[.!?]+|[^.!?]+$")
 #: A question that asks when: "When did ...?", "... when was ...?", "What
 #: year ...?", "How long ...?".
 _ASKS_WHEN = re.compile(
@@ -65,9 +75,9 @@ def turn_documents(rows: Sequence[Mapping[str, Any]], first_seq: int) -> list[di
     ``first_seq`` on were stored: ``rows`` are the session's actions from
     ``first_seq - 2 * TURN_RADIUS`` on, in order (``action_id``, ``seq``,
     ``text``). Each new action gets its document (``action_id``, ``body``,
-    ``context``, ``speaker``, ``asks``, ``tells_time``), and the ``TURN_RADIUS`` actions
-    before them get theirs again, since their neighbours changed; the ones
-    further back are only read, as context."""
+    ``context``, ``speaker``, ``asks``, ``only_asks``, ``tells_time``), and
+    the ``TURN_RADIUS`` actions before them get theirs again, since their
+    neighbours changed; the ones further back are only read, as context."""
     prepared = [turn_document(r["text"] or "") for r in rows]
     documents = []
     for i, row in enumerate(rows):
@@ -89,6 +99,7 @@ def turn_documents(rows: Sequence[Mapping[str, Any]], first_seq: int) -> list[di
                 "context": context,
                 "speaker": speaker(own),
                 "asks": asks(own),
+                "only_asks": only_asks(own),
                 "tells_time": tells_time(own),
             }
         )
@@ -110,6 +121,21 @@ def asks(text: str) -> bool:
     with it as context)."""
     tail = text[-400:]
     return "?" in tail and _TRAILER.sub("", tail).endswith("?")
+
+
+def only_asks(text: str) -> bool:
+    """Whether ``text`` is an Asking Turn that tells nothing besides its
+    questions ("Wow! What got you into running?", "Shall I run the tests
+    too?"). Such a turn holds none of what a question looks for, however
+    well its words match: the answer is in the reply. A turn that tells
+    something and then asks ("We moved to Redis last week. Did it help?")
+    holds something, and is only an Asking Turn."""
+    if len(text) > ONLY_ASKS_CHARS or not asks(text):
+        return False
+    label = _SPEAKER.match(text)
+    own = _TRAILER.sub("", text[label.end() :] if label else text)
+    told = (s for s in _SENTENCE.findall(own) if not s.rstrip(" \"')]").endswith("?"))
+    return sum(len(s.split()) for s in told) <= ONLY_ASKS_WORDS
 
 
 def tells_time(text: str) -> bool:

@@ -36,7 +36,9 @@ from sessions_graph.errors import StoreError, StoreUnavailableError
 #: and the action's, ``engines.base.action_key``) is the unique key, not
 #: ``action_id``; ``setup`` keys older actions and drops the old constraint
 #: and index (``schema/retired``).
-SCHEMA_VERSION = 13
+#: 14: turn documents hold whether an Asking Turn only asks
+#: (``recall_only_asks``; ``setup`` rewrites older ones).
+SCHEMA_VERSION = 14
 
 #: What a schema statement's error says when the object is already there /
 #: already gone. Memgraph 3.6.2, 3.11 and main report an existing or missing

@@ -65,7 +65,8 @@ class Recall:
                 continue
             cursor = conn.execute(
                 "INSERT INTO turn_docs(action_key, action_id, user_id, session_id, action_type,"
-                " timestamp, speaker, asks, tells_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " timestamp, speaker, asks, only_asks, tells_time)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     row["action_key"],
                     row["action_id"],
@@ -75,6 +76,7 @@ class Recall:
                     row["timestamp"],
                     document["speaker"],
                     document["asks"],
+                    document["only_asks"],
                     document["tells_time"],
                 ),
             )
@@ -120,7 +122,8 @@ class Recall:
                 (match, user_id, RANKED_TURN_DOCS),
             )[0][0]
         rows = self._read(
-            "SELECT d.action_id, d.session_id, d.action_type, d.speaker, d.asks, d.tells_time,"
+            "SELECT d.action_id, d.session_id, d.action_type, d.speaker, d.asks, d.only_asks,"
+            " d.tells_time,"
             " coalesce(d.timestamp, s.started_at) AS timestamp, -turns_fts.rank AS score"
             " FROM turns_fts JOIN turn_docs d ON d.rowid = turns_fts.rowid"
             " JOIN sessions s ON s.session_id = d.session_id"
@@ -136,7 +139,12 @@ class Recall:
             },
         )
         return [
-            {**r, "asks": bool(r["asks"]), "tells_time": bool(r["tells_time"])}
+            {
+                **r,
+                "asks": bool(r["asks"]),
+                "only_asks": bool(r["only_asks"]),
+                "tells_time": bool(r["tells_time"]),
+            }
             for r in map(dict, rows)
         ]
 

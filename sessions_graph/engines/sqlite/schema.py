@@ -12,7 +12,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from sessions_graph.errors import StoreError, StoreMigrationPendingError
-from sessions_graph.index_text.turns import asks, speaker, tells_time
+from sessions_graph.index_text.turns import asks, only_asks, speaker, tells_time
 from sessions_graph.index_text.words import has_long_word
 from sessions_graph.provenance import conversation_text, origin
 
@@ -560,6 +560,16 @@ MIGRATIONS: list[str] = [
     # so that ``status`` counts them without reading every chunk row of the
     # user (USER_SHARES, below).
     USER_SHARES,
+    # 20: whether each Asking Turn only asks (index_text.turns.only_asks),
+    # read by recall's weights; computed in Python like 10, from the text the
+    # documents are written from (the conversation text).
+    """
+    ALTER TABLE turn_docs ADD COLUMN only_asks INTEGER NOT NULL DEFAULT 0;
+    UPDATE turn_docs SET only_asks = coalesce((
+        SELECT sg_only_asks(a.text, a.action_type) FROM actions a
+        WHERE a.action_key = turn_docs.action_key
+    ), 0) WHERE asks = 1;
+    """,
 ]
 
 
@@ -668,6 +678,9 @@ def _add_recall_functions(conn: sqlite3.Connection) -> None:
     before, what recall weighs them by: one definition, in index_text.turns."""
     conn.create_function("sg_speaker", 1, lambda t: speaker(t or ""))
     conn.create_function("sg_asks", 1, lambda t: asks(t or ""))
+    conn.create_function(
+        "sg_only_asks", 2, lambda t, kind: only_asks(conversation_text(t or "", kind or ""))
+    )
     conn.create_function("sg_tells_time", 1, lambda t: tells_time(t or ""))
     conn.create_function("sg_has_long_word", 1, lambda t: has_long_word(t or ""))
 
