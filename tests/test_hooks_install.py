@@ -560,3 +560,32 @@ def test_codex_install_writes_no_claude_permissions(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "permissions" not in result.stdout
     assert not (tmp_path / ".claude").exists()
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # Between two tables of the user's: their layout is kept, blank line and all.
+        ('model = "o3"\n\n{ours}\n[other]\nk = 1\n', 'model = "o3"\n\n[other]\nk = 1\n'),
+        # Several blank lines after ours belong to the user's layout too.
+        ("[a]\nx = 1\n\n{ours}\n\n\n[b]\ny = 2\n", "[a]\nx = 1\n\n\n\n[b]\ny = 2\n"),
+        # Right after the first line, then a sub-table of ours.
+        (
+            'model = "o3"\n{ours}[mcp_servers.sessions-graph.env]\nX = "1"\n[z]\nk = 0\n',
+            'model = "o3"\n[z]\nk = 0\n',
+        ),
+        # The last table of the file.
+        ("[a]\nx = 1\n\n{ours}", "[a]\nx = 1\n"),
+    ],
+)
+def test_removing_our_codex_table_leaves_the_rest_of_the_file_as_written(
+    tmp_path: Path, before: str, after: str
+) -> None:
+    """Uninstall takes out our table and nothing of the user's: not the
+    header of the table after it, not the blank lines that separate the
+    user's own tables."""
+    ours = f'[mcp_servers.{MCP_SERVER_NAME}]\ncommand = "/bin/sessions-graph"\nargs = ["mcp"]\n'
+    config = tmp_path / "config.toml"
+    config.write_text(before.format(ours=ours))
+    assert unregister_codex_mcp(config) == [f"[mcp_servers.{MCP_SERVER_NAME}]: removed"]
+    assert config.read_text() == after

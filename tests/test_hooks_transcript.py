@@ -295,3 +295,20 @@ def test_a_cursor_without_fingerprint_must_stand_after_a_newline(tmp_path: Path)
     assert read_complete_lines(path, 9).reread is False
     path.write_text('{"a": 11}\n{"b": 2}\n')
     assert read_complete_lines(path, 9).reread is True
+
+
+def test_an_over_long_line_ending_right_at_the_read_window_resumes_after_its_newline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The over-long line fills the read window exactly, so the next unread
+    byte is its newline: the scan must stop there, not at the next line's
+    end (which would drop that line, or hold the cursor for ever when it is
+    the last one)."""
+    monkeypatch.setattr(transcript, "MAX_READ_BYTES", 64)
+    path = tmp_path / "s.jsonl"
+    long_line = b'{"type": "user", "content": "' + b"x" * 33 + b'"}'
+    assert len(long_line) == 64
+    path.write_bytes(long_line + b'\n{"a": 1}\n')
+    lines, cursor, skipped, *_ = read_complete_lines(path, 0)
+    assert skipped == 65
+    assert lines == [(65, b'{"a": 1}\n')] and cursor == path.stat().st_size

@@ -513,8 +513,8 @@ def _replace_codex_table(config_file: Path, text: str, block: str) -> str:
         not _ANY_HEADER.match(lines[end]) or _CODEX_SUBTABLE.match(lines[end])
     ):
         end += 1
-    # Blank lines before the next table belong to the layout, not to us.
-    while block == "" and end > start + 1 and not lines[end - 1].strip():
+    # Blank lines before the next table are the layout's (the header stops the scan).
+    while block == "" and not lines[end - 1].strip():
         end -= 1
     head = "".join(lines[:start])
     if block == "" and head.endswith("\n\n"):
