@@ -73,3 +73,29 @@ def test_the_smallest_budget_still_answers_within_it() -> None:
     """One token: not even the first hit fits, and what is shown fits."""
     shown = render([_hit(1, "an answer")], 1, "q")
     assert shown and estimate_tokens(shown) <= 1
+
+
+def _private_key(lines: int) -> tuple[str, list[str]]:
+    """A PEM private key block of ``lines`` body lines (64 characters each, as
+    PEM writes them), and those lines."""
+    body = [
+        f"{n:04d}" + "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7" + "q" * 8
+        for n in range(lines)
+    ]
+    return "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(
+        body
+    ) + "\n-----END RSA PRIVATE KEY-----", body
+
+
+def test_a_private_key_longer_than_the_redaction_margin_shows_none_of_its_lines() -> None:
+    """A 2048-bit key block is some 1,700 characters, longer than the margin
+    the redactor reads around a snippet: a match just after the key puts the
+    cut inside the block, past its header, and the rest of the key showed."""
+    key, body = _private_key(26)
+    for before in ("", "intro words " * 200):
+        text = before + key + "\nthe deploy bastion uses this key\n" + "filler words " * 300
+        shown = snippet(text, 240, ["bastion"])
+        assert "the deploy bastion uses this key" in shown
+        assert "[REDACTED:private_key]" in shown
+        assert not [line for line in body if line[:8] in shown or line[-8:] in shown]
+        assert shown.startswith("…") == bool(before)

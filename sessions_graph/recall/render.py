@@ -78,15 +78,32 @@ def role(action: Record) -> str:
 REDACTION_MARGIN = 400
 
 
+#: How far back a cut looks for the header of a private key block it falls in.
+KEY_BLOCK_CHARS = 16384
+
+
 def snippet(text: str, size: int, around: Sequence[str] = ()) -> str:
     """``clip`` of the redacted text. The redactor reads a generous cut around
     the snippet rather than the whole text (an action may hold 200,000
     characters; recall shows a few hundred of them)."""
-    if len(text) > size + 2 * REDACTION_MARGIN:  # cut as is: line structure matters to it
-        wide = size + 2 * REDACTION_MARGIN
-        start = max(0, _start(text, size, around) - REDACTION_MARGIN)
-        text = text[start : start + wide]
-    return clip(redacted(text), size, around)
+    if len(text) <= size + 2 * REDACTION_MARGIN:
+        return clip(redacted(text), size, around)
+    # Cut as is: line structure matters to the redactor.
+    start = max(0, _start(text, size, around) - REDACTION_MARGIN)
+    cut = _key_block_start(text, start)
+    shown = clip(redacted(text[cut : start + size + 2 * REDACTION_MARGIN]), size, around)
+    # A key block redacted whole can bring the snippet to the cut's start.
+    return shown if cut == 0 or shown.startswith("…") else "…" + shown
+
+
+def _key_block_start(text: str, start: int) -> int:
+    """``start``, or where the private key block it falls inside begins: the
+    redactor knows a key block by its header, and a cut after the header
+    would show the rest of the key (its lines are longer than the margin)."""
+    begin = text.rfind("-----BEGIN ", max(0, start - KEY_BLOCK_CHARS), start)
+    if begin < 0 or text.find("-----END ", begin, start) >= 0:
+        return start
+    return begin
 
 
 def turn_text(window: Sequence[Record], matched: Collection[str], words: Sequence[str]) -> str:
