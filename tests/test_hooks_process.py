@@ -701,3 +701,24 @@ def test_a_large_transcript_backlog_is_imported_by_the_background_replay_in_orde
     )
     assert drain.returncode == 0 and spool_is_empty(settings)
     assert [a["action_id"] for a in store.get_actions(sid)] == expected
+
+
+def test_a_spool_temp_file_is_abandoned_only_past_ten_minutes(
+    store: SQLiteEngine,
+) -> None:
+    """docs/hooks.md: a spool temp file older than ten minutes was left by a
+    write that failed and is removed; a younger one may be a write under way
+    (a hook spooling right now) and is left alone."""
+    settings = load_settings()
+    settings.spool_dir.mkdir(parents=True)
+    ages = {"writing": 0.0, "nearly": 590.0, "abandoned": 600.5}
+    temps = {name: settings.spool_dir / f".{name}.json.tmp" for name in ages}
+    for name, path in temps.items():
+        path.write_bytes(b"{")
+        os.utime(path, (time.time() - ages[name],) * 2)
+    graph = SessionsGraph(engine=store)
+    replay_spool(graph, settings)
+    assert sorted(p.name for p in settings.spool_dir.iterdir() if p.name.endswith(".tmp")) == [
+        ".nearly.json.tmp",
+        ".writing.json.tmp",
+    ]
