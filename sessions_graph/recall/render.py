@@ -9,6 +9,7 @@ the agent produced it, and a recalled turn is about to be shown again.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -78,8 +79,10 @@ def role(action: Record) -> str:
 REDACTION_MARGIN = 400
 
 
-#: How far back a cut looks for the header of a private key block it falls in.
-KEY_BLOCK_CHARS = 16384
+#: How far back from a cut the secret it may fall inside is looked for.
+SECRET_CHARS = 16384
+#: The characters of a token (base64, base64url, a JWT's dots, hex).
+_TOKEN_CHARS = string.ascii_letters + string.digits + "_+/=.-"
 
 
 def snippet(text: str, size: int, around: Sequence[str] = ()) -> str:
@@ -90,20 +93,22 @@ def snippet(text: str, size: int, around: Sequence[str] = ()) -> str:
         return clip(redacted(text), size, around)
     # Cut as is: line structure matters to the redactor.
     start = max(0, _start(text, size, around) - REDACTION_MARGIN)
-    cut = _key_block_start(text, start)
+    cut = _secret_start(text, start)
     shown = clip(redacted(text[cut : start + size + 2 * REDACTION_MARGIN]), size, around)
-    # A key block redacted whole can bring the snippet to the cut's start.
+    # A secret redacted whole can bring the snippet to the cut's start.
     return shown if cut == 0 or shown.startswith("…") else "…" + shown
 
 
-def _key_block_start(text: str, start: int) -> int:
-    """``start``, or where the private key block it falls inside begins: the
-    redactor knows a key block by its header, and a cut after the header
-    would show the rest of the key (its lines are longer than the margin)."""
-    begin = text.rfind("-----BEGIN ", max(0, start - KEY_BLOCK_CHARS), start)
-    if begin < 0 or text.find("-----END ", begin, start) >= 0:
-        return start
-    return begin
+def _secret_start(text: str, start: int) -> int:
+    """``start``, or the start of the secret it may fall inside, which the
+    redactor knows by its first characters: a private key block's header (its
+    lines are tokens of their own), else the token the cut splits (a JWT runs
+    longer than the margin). Without it, the rest of the secret showed."""
+    low = max(0, start - SECRET_CHARS)
+    begin = text.rfind("-----BEGIN ", low, start)
+    if begin >= 0 and text.find("-----END ", begin, start) < 0:
+        return begin
+    return low + len(text[low:start].rstrip(_TOKEN_CHARS))
 
 
 def turn_text(window: Sequence[Record], matched: Collection[str], words: Sequence[str]) -> str:
