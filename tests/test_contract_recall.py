@@ -585,3 +585,45 @@ def test_a_question_of_long_words_finds_only_the_turns_holding_them(graph: Sessi
     for question, expected in ((digest, {"t-0"}), (cyrillic, {"t-1"})):
         hits = graph.recall("alice", question, scope="turns").hits
         assert {h.action_id for h in hits} == expected
+
+
+def test_each_hit_shows_the_documented_length_of_its_text(graph: SessionsGraph) -> None:
+    """docs/recall.md: a matched turn and a memory show at most 900
+    characters, a turn shown beside a match 240, an entity's description 600,
+    a tool's name 80; what is cut is marked '…'. A longer snippet costs every
+    answer and every injected block more of the agent's context."""
+    graph.record_session_start("s-1", user_id="alice")
+    graph.record_actions(
+        "s-1",
+        [
+            {
+                "action_id": "a0",
+                "action_type": "user_message",
+                "text": "p " * 1000 + "where does the zircon cache live? " + "q " * 1000,
+            },
+            {
+                "action_id": "a1",
+                "action_type": "tool_call",
+                "tool_name": "T" * 200,
+                "text": "r " * 2000,
+            },
+        ],
+        user_id="alice",
+    )
+    graph.save_memory("alice", "zircon memory " + "m " * 1000)
+    graph.engine.set_unit_chunks(
+        "action", action_key("alice", "a0"), "c1", [{"hash": "h1", "text": "c"}]
+    )
+    graph.engine.save_extraction(
+        "h1", "base", [{"name": "Zircon", "entity_type": "tool", "description": "d " * 1000}], []
+    )
+    hits = {h.kind: h for h in graph.recall("alice", "zircon", scope="all").hits}
+    matched, beside = hits["turn"].text.splitlines()
+    body = matched.removeprefix(">> user: ")
+    assert body.startswith("…") and body.endswith("…") and len(body) == 900 + 2
+    assert "zircon cache" in body
+    role, said = beside.split(": ", 1)
+    assert role == "   tool call (" + "T" * 80 + "…)"
+    assert said == "r " * 120 + "…"
+    assert hits["memory"].text.endswith("…") and len(hits["memory"].text) == 900 + 1
+    assert hits["entity"].text.endswith("…") and len(hits["entity"].text) == 600 + 1
