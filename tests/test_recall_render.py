@@ -5,6 +5,7 @@ token budget, for English and for scripts written without spaces."""
 from __future__ import annotations
 
 from sessions_graph.recall.render import (
+    REDACTION_MARGIN,
     _heading,
     clip,
     estimate_tokens,
@@ -128,7 +129,7 @@ def test_a_snippet_near_either_end_of_the_text_is_full_length() -> None:
     assert clip(start, 90, ["orion"]) == start[:90] + "…"
     end = "a" * 500 + " orion"
     assert clip(end, 90, ["orion"]) == "…" + end[-90:]
-    for text in ("orion " + "b" * 3000, "a" * 3000 + " orion"):
+    for text in ("orion " + "b" * 3000, "(orion) " + "b" * 3000, "a" * 3000 + " orion"):
         assert snippet(text, 90, ["orion"]) == clip(text, 90, ["orion"])
 
 
@@ -169,3 +170,15 @@ def test_a_token_longer_than_the_redaction_margin_shows_none_of_it() -> None:
         assert not [
             token[i : i + 12] for i in range(0, len(token) - 12, 6) if token[i : i + 12] in shown
         ]
+
+
+def test_a_text_up_to_the_snippet_and_both_margins_is_redacted_whole() -> None:
+    """Only a longer text is cut before redaction: up to ``size`` plus the
+    margin on each side, the redactor sees it all, here a quoted password
+    longer than the margin, with the snippet in its last words."""
+    secret = " ".join(f"w{i:03d}!" for i in range(90))
+    said = f'db_password = "{secret}" zircon ' + "z" * 10
+    size = 90
+    text = "a" * (size + 2 * REDACTION_MARGIN - len(said)) + said
+    shown = snippet(text, size, ["zircon"])
+    assert '"[REDACTED:password]" zircon' in shown and "w08" not in shown

@@ -106,7 +106,7 @@ def _secret_start(text: str, start: int) -> int:
     longer than the margin). Without it, the rest of the secret showed."""
     low = max(0, start - SECRET_CHARS)
     begin = text.rfind("-----BEGIN ", low, start)
-    if begin >= 0 and text.find("-----END ", begin, start) < 0:
+    if begin >= 0 and "-----END " not in text[begin:start]:
         return begin
     return low + len(text[low:start].rstrip(_TOKEN_CHARS))
 
