@@ -627,3 +627,37 @@ def test_each_hit_shows_the_documented_length_of_its_text(graph: SessionsGraph) 
     assert said == "r " * 120 + "…"
     assert hits["memory"].text.endswith("…") and len(hits["memory"].text) == 900 + 1
     assert hits["entity"].text.endswith("…") and len(hits["entity"].text) == 600 + 1
+
+
+def test_an_entity_hit_is_dated_by_its_latest_mention_and_lists_newest_first(
+    graph: SessionsGraph,
+) -> None:
+    """Its heading says "last <when>": the newest of the user's turns that
+    mention it, whatever order they were recorded or chunked in."""
+    for n, (session, stamp) in enumerate(
+        [
+            ("s-mid", "2026-06-01T10:00:00Z"),
+            ("s-new", "2026-09-01T10:00:00Z"),
+            ("s-old", "2026-01-01T10:00:00Z"),
+        ]
+    ):
+        graph.record_session_start(session, user_id="alice")
+        graph.record_actions(
+            session,
+            [
+                {
+                    "action_id": f"{session}-0",
+                    "action_type": "user_message",
+                    "text": f"notes on the kestrel queue {n}",
+                    "timestamp": stamp,
+                }
+            ],
+        )
+        graph.engine.set_unit_chunks(
+            "action", action_key("alice", f"{session}-0"), f"c{n}", [{"hash": f"h{n}", "text": "t"}]
+        )
+        graph.engine.save_extraction(f"h{n}", "base", [{"name": "Kestrel"}], [])
+    entity = graph.recall("alice", "kestrel", scope="entities").hits[0]
+    assert entity.entity == "Kestrel"
+    assert entity.sessions == ["s-new", "s-mid", "s-old"] and entity.session_id == "s-new"
+    assert entity.timestamp is not None and entity.timestamp.startswith("2026-09-01")
