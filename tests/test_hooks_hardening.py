@@ -449,7 +449,10 @@ def test_a_payload_of_exactly_the_size_limit_is_recorded_and_one_byte_more_is_re
         body = claude_payload("UserPromptSubmit", session_id, None, prompt="sized prompt")
         return body + " " * (size - len(body.encode()))
 
-    assert_quiet(hook(padded("s-limit", limit)))
+    result = hook(padded("s-limit", limit))
+    assert (result.returncode, result.stdout) == (0, "")
+    # (On a busy machine, reading 32 MiB may leave no time to inject: one line says so.)
+    assert "rejected" not in result.stderr and "larger" not in result.stderr
     assert [a.text for a in graph.get_actions("s-limit")] == ["sized prompt"]
     result = hook(padded("s-over", limit + 1))
     assert (result.returncode, result.stdout) == (0, "")
