@@ -661,3 +661,62 @@ def test_an_entity_hit_is_dated_by_its_latest_mention_and_lists_newest_first(
     assert entity.entity == "Kestrel"
     assert entity.sessions == ["s-new", "s-mid", "s-old"] and entity.session_id == "s-new"
     assert entity.timestamp is not None and entity.timestamp.startswith("2026-09-01")
+
+
+def _kestrel_mentions(graph: SessionsGraph, *mentions: tuple[str, str, str | None]) -> None:
+    """Sessions (id, timestamp, cwd) whose one turn mentions the entity Kestrel."""
+    for n, (session, stamp, cwd) in enumerate(mentions):
+        graph.record_session_start(session, user_id="alice", cwd=cwd)
+        graph.record_actions(
+            session,
+            [
+                {
+                    "action_id": f"{session}-0",
+                    "action_type": "user_message",
+                    "text": f"kestrel queue, note {n}",
+                    "timestamp": stamp,
+                }
+            ],
+        )
+        unit = action_key("alice", f"{session}-0")
+        graph.engine.set_unit_chunks("action", unit, f"c{n}", [{"hash": f"h{n}", "text": "t"}])
+        graph.engine.save_extraction(f"h{n}", "base", [{"name": "Kestrel"}], [])
+
+
+def test_an_entitys_mentions_are_filtered_like_turns(graph: SessionsGraph) -> None:
+    """Time window, project and the asking session apply to the turns an
+    entity leads to as to any turn: a mention outside them is not listed."""
+    _kestrel_mentions(
+        graph,
+        ("s-early", "2026-01-10T10:00:00Z", "/src/app"),
+        ("s-mid", "2026-05-10T10:00:00Z", "/src/app/api"),
+        ("s-late", "2026-09-10T10:00:00Z", "/src/other"),
+    )
+
+    def sessions(**kwargs: Any) -> list[str]:
+        hits = graph.recall("alice", "kestrel", **{"scope": "entities", **kwargs}).hits
+        return next((h.sessions or [] for h in hits if h.kind == "entity"), [])
+
+    assert sessions(since="2026-03-01T00:00:00Z") == ["s-late", "s-mid"]
+    assert sessions(until="2026-06-01T00:00:00Z") == ["s-mid", "s-early"]
+    assert sessions(project="/src/app") == ["s-mid", "s-early"]
+    assert sessions(project="/src/other") == ["s-late"]
+    # The asking session's own turn is left out; asked about itself alone, only it is read.
+    assert sessions(session_id="s-mid") == ["s-late", "s-early"]
+    assert sessions(session_id="s-mid", scope=["session", "entities"]) == ["s-mid"]
+    assert sessions(since="2026-10-01T00:00:00Z") == []
+    # Both ends of a window are in it.
+    assert sessions(since="2026-05-10T10:00:00Z", until="2026-05-10T10:00:00Z") == ["s-mid"]
+
+
+def test_a_year_named_in_the_question_points_at_that_year(graph: SessionsGraph) -> None:
+    for action_id, stamp in (
+        ("y-before", "2024-12-31T23:00:00Z"),
+        ("y-first", "2025-01-01T00:00:00Z"),
+        ("y-last", "2025-12-31T23:00:00Z"),
+        ("y-after", "2026-01-01T01:00:00Z"),
+    ):
+        dated_turn(graph, action_id, f"parser rewrite note {action_id}", stamp)
+    hits = graph.recall("alice", "What parser rewrite did we note in 2025?").hits
+    dated = {h.action_id for h in hits if "dates" in h.lanes}
+    assert dated == {"y-first", "y-last"}
