@@ -722,3 +722,35 @@ def test_a_spool_temp_file_is_abandoned_only_past_ten_minutes(
         ".nearly.json.tmp",
         ".writing.json.tmp",
     ]
+
+
+def test_an_event_claimed_by_a_replayer_that_died_is_replayed_in_its_place(
+    store: SQLiteEngine,
+) -> None:
+    """A replayer killed between its claim (a rename) and its delete leaves
+    the file under its claimed name: the next replay puts it back and applies
+    it, in arrival order with the rest."""
+    from sessions_graph.hooks.spool import CLAIM, spool_payload
+
+    settings = load_settings()
+    first = spool_payload(
+        settings,
+        json.loads(claude_payload("UserPromptSubmit", "s-1", None, prompt="one")),
+        user_id="alice",
+    )
+    spool_payload(
+        settings,
+        json.loads(claude_payload("UserPromptSubmit", "s-1", None, prompt="two")),
+        user_id="alice",
+    )
+    first.rename(first.with_name(f"{first.name}{CLAIM}99999"))
+    assert replay_spool(SessionsGraph(engine=store), settings) == 2
+    assert [a.text for a in SessionsGraph(engine=store).get_actions("s-1")] == ["one", "two"]
+    assert spool_is_empty(settings)
+
+
+def test_hook_help_prints_the_usage_and_records_nothing(db: Path) -> None:
+    result = subprocess.run([*HOOK, "--help"], capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.startswith("usage: sessions-graph hook")
+    assert not db.exists() and not load_settings().log_path.exists()

@@ -312,3 +312,33 @@ def test_an_over_long_line_ending_right_at_the_read_window_resumes_after_its_new
     lines, cursor, skipped, *_ = read_complete_lines(path, 0)
     assert skipped == 65
     assert lines == [(65, b'{"a": 1}\n')] and cursor == path.stat().st_size
+
+
+def test_tool_result_content_of_every_shape_becomes_text(tmp_path: Path) -> None:
+    """Blocks of text are joined, an image is named, a missing content is
+    empty, any other JSON value is kept as JSON, its words as written (an
+    escaped "Z\\u00fcrich" would never match a search for Zürich)."""
+    path = tmp_path / "s.jsonl"
+    contents = [
+        [{"type": "text", "text": "line one"}, {"type": "image", "source": {}}, "line two"],
+        None,
+        {"rows": 2, "city": "Zürich"},
+    ]
+    entries = [
+        {
+            "type": "user",
+            "uuid": f"u-{n}",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": f"t-{n}", "content": c}],
+            },
+        }
+        for n, c in enumerate(contents)
+    ]
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    actions, *_ = import_actions(path, 0, "s1")
+    assert [a["text"] for a in actions] == [
+        "line one\n[image]\nline two",
+        "",
+        '{"rows": 2, "city": "Zürich"}',
+    ]
