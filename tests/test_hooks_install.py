@@ -257,6 +257,8 @@ def test_codex_config_toml_round_trip(tmp_path: Path, monkeypatch) -> None:  # t
     assert ours["args"][-1] == "mcp" and ours["command"].startswith("/")
     assert parsed["mcp_servers"]["docs"] == {"command": "docs-mcp", "args": ["--port", "1"]}
     assert parsed["profiles"] == {"fast": {"model": "o4-mini"}} and parsed["model"] == "o3"
+    # docs/hooks.md: Codex waits up to 5 s for our server to start.
+    assert parsed["mcp_optional_startup_grace_ms"] == 5000
     before = config.read_text()
     assert "nothing changed" in _cli("install-hooks", "--codex").stdout
     assert config.read_text() == before

@@ -75,7 +75,7 @@ _NEW_FILE_MODE = 0o600
 PORTABLE_EXECUTABLE = "sessions-graph"
 
 
-def _executable(portable: bool = False) -> list[str]:
+def _executable(portable: bool) -> list[str]:
     """How to run sessions-graph. By absolute path in the user's own files:
     agent runtimes often start hooks and MCP servers with a PATH that lacks
     the user's venv. By name (``portable``) in a project's files, which are
