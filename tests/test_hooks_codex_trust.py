@@ -105,7 +105,8 @@ def test_a_request_codex_refuses_is_one_error_naming_it(hooks_file: Path) -> Non
 @pytest.mark.parametrize(
     ("binary", "said"),
     [
-        ("/bin/false", "ended before answering initialize"),  # runs, answers nothing
+        # Runs and answers nothing: it ends before the request is read or after.
+        ("/bin/false", "ended before answering initialize|closed its input"),
         ("/nonexistent/codex", "cannot run /nonexistent/codex"),
     ],
 )

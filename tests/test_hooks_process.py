@@ -625,6 +625,9 @@ def test_state_files_are_private_and_secrets_are_stored_redacted(
     assert mode(state) == mode(settings.spool_dir) == 0o700
     assert [mode(p) for p in pending_files(settings)] == [0o600]
     assert mode(settings.log_path) == 0o600
+    # The note of the client's last hook event too (``sessions-graph status`` reads it).
+    assert [mode(p) for p in (state / "hooks").iterdir()] == [0o600]
+    assert mode(state / "hooks") == 0o700
 
     stored = subprocess.run(
         [*runner, "hook"], input=payload, capture_output=True, text=True, timeout=60
@@ -754,3 +757,21 @@ def test_hook_help_prints_the_usage_and_records_nothing(db: Path) -> None:
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout.startswith("usage: sessions-graph hook")
     assert not db.exists() and not load_settings().log_path.exists()
+
+
+def test_each_clients_last_hook_event_is_noted_from_the_first_one_on(
+    tmp_path: Path, db: Path, store: SQLiteEngine
+) -> None:
+    """``sessions-graph status`` says when each client last ran a hook: noted
+    on a machine with no state directory yet, and replaced by each later event."""
+    from sessions_graph.hooks.health import last_events
+
+    state = Path(load_settings().state_dir)
+    assert not state.exists()
+    t = ClaudeTranscript(tmp_path / "s-1.jsonl", "s-1")
+    assert_quiet(hook(claude_payload("SessionStart", "s-1", t.path)))
+    assert last_events(state)["claude-code"]["event"] == "SessionStart"
+    t.user("first prompt")
+    assert_quiet(hook(claude_payload("Stop", "s-1", t.path)))
+    noted = last_events(state)["claude-code"]
+    assert (noted["event"], noted["outcome"]) == ("Stop", "stored 1 action")

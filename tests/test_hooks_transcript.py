@@ -342,3 +342,24 @@ def test_tool_result_content_of_every_shape_becomes_text(tmp_path: Path) -> None
         "",
         '{"rows": 2, "city": "Zürich"}',
     ]
+
+
+def test_a_codex_tool_output_is_an_error_only_when_it_says_so(tmp_path: Path) -> None:
+    """Codex writes a tool's output as plain text, or as ``{content, success}``."""
+    outputs = ["plain output", {"content": "failed run", "success": False}, {"content": "ok"}]
+    lines = [
+        {
+            "timestamp": "2026-11-29T10:00:00.000Z",
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": f"call_{n}", "output": out},
+        }
+        for n, out in enumerate(outputs)
+    ]
+    path = tmp_path / "rollout-2026-11-29T10-00-00-abc.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in lines))
+    actions, *_ = import_actions(path, 0, "cx1")
+    assert [(a["text"], a["is_error"]) for a in actions] == [
+        ("plain output", False),
+        ("failed run", True),
+        ("ok", False),
+    ]
