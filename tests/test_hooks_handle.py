@@ -75,3 +75,16 @@ def test_a_file_that_only_ends_with_a_session_id_names_no_session(
     assert outcome.added == 1
     assert [a.text for a in graph.get_actions("alice-s1")] == ["alice's own line"]
     assert graph.session_owner("alice-s1") == "alice"
+
+
+def test_a_transcript_not_written_yet_is_not_reported_as_rewritten(
+    tmp_path: Path, settings: Settings, graph: SessionsGraph
+) -> None:
+    """Runtimes create the transcript lazily: an event naming one that does
+    not exist yet imports nothing and says nothing about a rewrite."""
+    outcome = handle_payload(
+        graph, settings, _event("SessionStart", "s-1", tmp_path / "later.jsonl"), "alice"
+    )
+    assert (outcome.added, outcome.reread) == (0, False)
+    assert "rewritten" not in outcome.summary()
+    assert graph.session_owner("s-1") == "alice"
