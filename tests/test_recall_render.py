@@ -182,3 +182,11 @@ def test_a_text_up_to_the_snippet_and_both_margins_is_redacted_whole() -> None:
     text = "a" * (size + 2 * REDACTION_MARGIN - len(said)) + said
     shown = snippet(text, size, ["zircon"])
     assert '"[REDACTED:password]" zircon' in shown and "w08" not in shown
+
+
+def test_nothing_found_stays_within_the_budget_too() -> None:
+    for budget in (1, 3, 10):
+        shown = render([], budget, "where did we put the deployment runbook for orion?")
+        assert shown and estimate_tokens(shown) <= budget
+    assert render([], 10, "where did we put the runbook?").startswith("Recalled for")
+    assert render([], 100, "x") == "Recalled for 'x': nothing found."

@@ -163,7 +163,7 @@ def render(hits: Sequence[Record], max_tokens: int = 1500, query: str | None = N
         raise MemoryValidationError("max_tokens must be an integer >= 1")
     title = f"Recalled for {query!r}:" if query else "Recalled:"
     if not hits:
-        return clip(f"{title} nothing found.", max_tokens * 4)
+        return _cut(f"{title} nothing found.", max_tokens)
     out = [title]
     used = estimate_tokens(title)
     for number, hit in enumerate(hits, start=1):
