@@ -229,12 +229,12 @@ def test_a_customised_or_foreign_server_entry_is_kept(tmp_path: Path) -> None:
         "env": {"SESSIONS_GRAPH_USER_ID": "alice"},
     }
     config.write_text(json.dumps({"mcpServers": {MCP_SERVER_NAME: custom}}))
-    assert register_mcp_json(config, mcp_server_entry()) == []
+    assert register_mcp_json(config, mcp_server_entry(portable=False)) == []
     assert json.loads(config.read_text())["mcpServers"][MCP_SERVER_NAME] == custom
     # A server of the same name that does not run sessions-graph is not ours to remove.
     foreign = {"type": "stdio", "command": "node", "args": ["server.js"]}
     config.write_text(json.dumps({"mcpServers": {MCP_SERVER_NAME: foreign}}))
-    assert register_mcp_json(config, mcp_server_entry()) == []
+    assert register_mcp_json(config, mcp_server_entry(portable=False)) == []
     assert unregister_mcp_json(config) == []
     assert json.loads(config.read_text())["mcpServers"][MCP_SERVER_NAME] == foreign
 
@@ -329,7 +329,7 @@ def test_an_older_plain_registration_of_ours_is_updated(tmp_path: Path) -> None:
     config = tmp_path / ".mcp.json"
     old = {"type": "stdio", "command": "/old/venv/bin/sessions-graph", "args": ["mcp"], "env": {}}
     config.write_text(json.dumps({"mcpServers": {MCP_SERVER_NAME: old, "x": {"command": "y"}}}))
-    entry = mcp_server_entry()
+    entry = mcp_server_entry(portable=False)
     assert register_mcp_json(config, entry)[0].startswith(f"mcpServers.{MCP_SERVER_NAME}: updated")
     servers = json.loads(config.read_text())["mcpServers"]
     assert servers == {MCP_SERVER_NAME: entry, "x": {"command": "y"}}

@@ -88,12 +88,12 @@ def _executable(portable: bool) -> list[str]:
     return [sys.executable, "-m", "sessions_graph"]
 
 
-def hook_command(portable: bool = False) -> str:
+def hook_command(portable: bool) -> str:
     """The hook command line to install."""
     return shlex.join([*_executable(portable), "hook"])
 
 
-def mcp_server_entry(portable: bool = False) -> dict[str, Any]:
+def mcp_server_entry(portable: bool) -> dict[str, Any]:
     """Claude Code's ``mcpServers`` entry for ``sessions-graph mcp`` (stdio)."""
     executable = _executable(portable)
     return {"type": "stdio", "command": executable[0], "args": [*executable[1:], "mcp"], "env": {}}
