@@ -720,3 +720,15 @@ def test_a_year_named_in_the_question_points_at_that_year(graph: SessionsGraph) 
     hits = graph.recall("alice", "What parser rewrite did we note in 2025?").hits
     dated = {h.action_id for h in hits if "dates" in h.lanes}
     assert dated == {"y-first", "y-last"}
+
+
+def test_the_recall_layer_gives_ten_hits_unless_asked_for_another_number(
+    graph: SessionsGraph,
+) -> None:
+    """docs/recall.md: ``limit`` is 10 by default, for the façade and for the
+    pydantic-free layer the hooks call (``recall.core.recall``) alike."""
+    from sessions_graph.recall.core import recall
+
+    turns(graph, "s-1", "alice", *[f"note {i} about the scheduler" for i in range(30)])
+    assert len(recall(graph.engine, "alice", "scheduler")["hits"]) == 10
+    assert len(graph.recall("alice", "scheduler").hits) == 10
