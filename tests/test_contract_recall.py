@@ -732,3 +732,16 @@ def test_the_recall_layer_gives_ten_hits_unless_asked_for_another_number(
     turns(graph, "s-1", "alice", *[f"note {i} about the scheduler" for i in range(30)])
     assert len(recall(graph.engine, "alice", "scheduler")["hits"]) == 10
     assert len(graph.recall("alice", "scheduler").hits) == 10
+
+
+def test_a_limit_of_one_gives_the_best_hit(graph: SessionsGraph) -> None:
+    cache_history(graph)
+    hits = graph.recall("alice", "which database backs the catalog cache?", limit=1).hits
+    assert len(hits) == 1 and hits[0].session_id == "s-cache"
+
+
+def test_a_month_named_without_its_year_finds_a_two_digit_month(graph: SessionsGraph) -> None:
+    for action_id, stamp in (("oct", "2023-10-10T12:00:00Z"), ("jan", "2024-01-10T12:00:00Z")):
+        dated_turn(graph, action_id, f"we went camping by the lake {action_id}", stamp)
+    hits = graph.recall("alice", "When did we go camping in October?").hits
+    assert [h.action_id for h in hits if "dates" in h.lanes] == ["oct"]

@@ -190,3 +190,9 @@ def test_nothing_found_stays_within_the_budget_too() -> None:
         assert shown and estimate_tokens(shown) <= budget
     assert render([], 10, "where did we put the runbook?").startswith("Recalled for")
     assert render([], 100, "x") == "Recalled for 'x': nothing found."
+
+
+def test_a_hit_too_long_for_the_budget_still_shows_its_heading_as_the_first() -> None:
+    shown = render([_hit(1, "a long answer " * 200)], 20, "q")
+    assert estimate_tokens(shown) <= 20
+    assert shown.splitlines()[1].startswith("[1] turn · 2026-11-29 10:00 · session s-1")
