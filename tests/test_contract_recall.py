@@ -745,3 +745,25 @@ def test_a_month_named_without_its_year_finds_a_two_digit_month(graph: SessionsG
         dated_turn(graph, action_id, f"we went camping by the lake {action_id}", stamp)
     hits = graph.recall("alice", "When did we go camping in October?").hits
     assert [h.action_id for h in hits if "dates" in h.lanes] == ["oct"]
+
+
+def test_a_memory_holding_a_long_token_is_found_by_it(graph: SessionsGraph) -> None:
+    """A word of 40 bytes or more is searched cut into pieces; memories are
+    searched by the words written, so the pieces are joined back first."""
+    digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+    graph.save_memory("alice", f"the release digest is {digest}")
+    graph.save_memory("alice", "the release digest is published with the notes")
+    hits = graph.recall("alice", digest, scope="memories").hits
+    assert [h.text for h in hits] == [f"the release digest is {digest}"]
+    token = "a" * 39 + "z"  # 40 bytes: a piece of 39 and a piece of one
+    graph.save_memory("alice", f"the build key is {token}")
+    assert [h.text for h in graph.recall("alice", token, scope="memories").hits] == [
+        f"the build key is {token}"
+    ]
+
+
+def test_a_memory_in_cjk_is_found_by_a_word_of_it(graph: SessionsGraph) -> None:
+    graph.save_memory("alice", "東京の会議は木曜日に移った")
+    graph.save_memory("alice", "大阪の出張は来月")
+    hits = graph.recall("alice", "東京の会議", scope="memories").hits
+    assert [h.text for h in hits] == ["東京の会議は木曜日に移った"]
