@@ -587,3 +587,185 @@ def test_a_question_of_long_words_finds_only_the_turns_holding_them(graph: Sessi
     for question, expected in ((digest, {"t-0"}), (cyrillic, {"t-1"})):
         hits = graph.recall("alice", question, scope="turns").hits
         assert {h.action_id for h in hits} == expected
+
+
+def test_each_hit_shows_the_documented_length_of_its_text(graph: SessionsGraph) -> None:
+    """docs/recall.md: a matched turn and a memory show at most 900
+    characters, a turn shown beside a match 240, an entity's description 600,
+    a tool's name 80; what is cut is marked '…'. A longer snippet costs every
+    answer and every injected block more of the agent's context."""
+    graph.record_session_start("s-1", user_id="alice")
+    graph.record_actions(
+        "s-1",
+        [
+            {
+                "action_id": "a0",
+                "action_type": "user_message",
+                "text": "p " * 1000 + "where does the zircon cache live? " + "q " * 1000,
+            },
+            {
+                "action_id": "a1",
+                "action_type": "tool_call",
+                "tool_name": "T" * 200,
+                "text": "r " * 2000,
+            },
+        ],
+        user_id="alice",
+    )
+    graph.save_memory("alice", "zircon memory " + "m " * 1000)
+    graph.engine.set_unit_chunks(
+        "action", action_key("alice", "a0"), "c1", [{"hash": "h1", "text": "c"}]
+    )
+    graph.engine.save_extraction(
+        "h1", "base", [{"name": "Zircon", "entity_type": "tool", "description": "d " * 1000}], []
+    )
+    hits = {h.kind: h for h in graph.recall("alice", "zircon", scope="all").hits}
+    matched, beside = hits["turn"].text.splitlines()
+    body = matched.removeprefix(">> user: ")
+    assert body.startswith("…") and body.endswith("…") and len(body) == 900 + 2
+    assert "zircon cache" in body
+    role, said = beside.split(": ", 1)
+    assert role == "   tool call (" + "T" * 80 + "…)"
+    assert said == "r " * 120 + "…"
+    assert hits["memory"].text.endswith("…") and len(hits["memory"].text) == 900 + 1
+    assert hits["entity"].text.endswith("…") and len(hits["entity"].text) == 600 + 1
+
+
+def test_an_entity_hit_is_dated_by_its_latest_mention_and_lists_newest_first(
+    graph: SessionsGraph,
+) -> None:
+    """Its heading says "last <when>": the newest of the user's turns that
+    mention it, whatever order they were recorded or chunked in."""
+    for n, (session, stamp) in enumerate(
+        [
+            ("s-mid", "2026-06-01T10:00:00Z"),
+            ("s-new", "2026-09-01T10:00:00Z"),
+            ("s-old", "2026-01-01T10:00:00Z"),
+        ]
+    ):
+        graph.record_session_start(session, user_id="alice")
+        graph.record_actions(
+            session,
+            [
+                {
+                    "action_id": f"{session}-0",
+                    "action_type": "user_message",
+                    "text": f"notes on the kestrel queue {n}",
+                    "timestamp": stamp,
+                }
+            ],
+        )
+        graph.engine.set_unit_chunks(
+            "action", action_key("alice", f"{session}-0"), f"c{n}", [{"hash": f"h{n}", "text": "t"}]
+        )
+        graph.engine.save_extraction(f"h{n}", "base", [{"name": "Kestrel"}], [])
+    entity = graph.recall("alice", "kestrel", scope="entities").hits[0]
+    assert entity.entity == "Kestrel"
+    assert entity.sessions == ["s-new", "s-mid", "s-old"] and entity.session_id == "s-new"
+    assert entity.timestamp is not None and entity.timestamp.startswith("2026-09-01")
+
+
+def _kestrel_mentions(graph: SessionsGraph, *mentions: tuple[str, str, str | None]) -> None:
+    """Sessions (id, timestamp, cwd) whose one turn mentions the entity Kestrel."""
+    for n, (session, stamp, cwd) in enumerate(mentions):
+        graph.record_session_start(session, user_id="alice", cwd=cwd)
+        graph.record_actions(
+            session,
+            [
+                {
+                    "action_id": f"{session}-0",
+                    "action_type": "user_message",
+                    "text": f"kestrel queue, note {n}",
+                    "timestamp": stamp,
+                }
+            ],
+        )
+        unit = action_key("alice", f"{session}-0")
+        graph.engine.set_unit_chunks("action", unit, f"c{n}", [{"hash": f"h{n}", "text": "t"}])
+        graph.engine.save_extraction(f"h{n}", "base", [{"name": "Kestrel"}], [])
+
+
+def test_an_entitys_mentions_are_filtered_like_turns(graph: SessionsGraph) -> None:
+    """Time window, project and the asking session apply to the turns an
+    entity leads to as to any turn: a mention outside them is not listed."""
+    _kestrel_mentions(
+        graph,
+        ("s-early", "2026-01-10T10:00:00Z", "/src/app"),
+        ("s-mid", "2026-05-10T10:00:00Z", "/src/app/api"),
+        ("s-late", "2026-09-10T10:00:00Z", "/src/other"),
+    )
+
+    def sessions(**kwargs: Any) -> list[str]:
+        hits = graph.recall("alice", "kestrel", **{"scope": "entities", **kwargs}).hits
+        return next((h.sessions or [] for h in hits if h.kind == "entity"), [])
+
+    assert sessions(since="2026-03-01T00:00:00Z") == ["s-late", "s-mid"]
+    assert sessions(until="2026-06-01T00:00:00Z") == ["s-mid", "s-early"]
+    assert sessions(project="/src/app") == ["s-mid", "s-early"]
+    assert sessions(project="/src/other") == ["s-late"]
+    # The asking session's own turn is left out; asked about itself alone, only it is read.
+    assert sessions(session_id="s-mid") == ["s-late", "s-early"]
+    assert sessions(session_id="s-mid", scope=["session", "entities"]) == ["s-mid"]
+    assert sessions(since="2026-10-01T00:00:00Z") == []
+    # Both ends of a window are in it.
+    assert sessions(since="2026-05-10T10:00:00Z", until="2026-05-10T10:00:00Z") == ["s-mid"]
+
+
+def test_a_year_named_in_the_question_points_at_that_year(graph: SessionsGraph) -> None:
+    for action_id, stamp in (
+        ("y-before", "2024-12-31T23:00:00Z"),
+        ("y-first", "2025-01-01T00:00:00Z"),
+        ("y-last", "2025-12-31T23:00:00Z"),
+        ("y-after", "2026-01-01T01:00:00Z"),
+    ):
+        dated_turn(graph, action_id, f"parser rewrite note {action_id}", stamp)
+    hits = graph.recall("alice", "What parser rewrite did we note in 2025?").hits
+    dated = {h.action_id for h in hits if "dates" in h.lanes}
+    assert dated == {"y-first", "y-last"}
+
+
+def test_the_recall_layer_gives_ten_hits_unless_asked_for_another_number(
+    graph: SessionsGraph,
+) -> None:
+    """docs/recall.md: ``limit`` is 10 by default, for the façade and for the
+    pydantic-free layer the hooks call (``recall.core.recall``) alike."""
+    from sessions_graph.recall.core import recall
+
+    turns(graph, "s-1", "alice", *[f"note {i} about the scheduler" for i in range(30)])
+    assert len(recall(graph.engine, "alice", "scheduler")["hits"]) == 10
+    assert len(graph.recall("alice", "scheduler").hits) == 10
+
+
+def test_a_limit_of_one_gives_the_best_hit(graph: SessionsGraph) -> None:
+    cache_history(graph)
+    hits = graph.recall("alice", "which database backs the catalog cache?", limit=1).hits
+    assert len(hits) == 1 and hits[0].session_id == "s-cache"
+
+
+def test_a_month_named_without_its_year_finds_a_two_digit_month(graph: SessionsGraph) -> None:
+    for action_id, stamp in (("oct", "2023-10-10T12:00:00Z"), ("jan", "2024-01-10T12:00:00Z")):
+        dated_turn(graph, action_id, f"we went camping by the lake {action_id}", stamp)
+    hits = graph.recall("alice", "When did we go camping in October?").hits
+    assert [h.action_id for h in hits if "dates" in h.lanes] == ["oct"]
+
+
+def test_a_memory_holding_a_long_token_is_found_by_it(graph: SessionsGraph) -> None:
+    """A word of 40 bytes or more is searched cut into pieces; memories are
+    searched by the words written, so the pieces are joined back first."""
+    digest = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+    graph.save_memory("alice", f"the release digest is {digest}")
+    graph.save_memory("alice", "the release digest is published with the notes")
+    hits = graph.recall("alice", digest, scope="memories").hits
+    assert [h.text for h in hits] == [f"the release digest is {digest}"]
+    token = "a" * 39 + "z"  # 40 bytes: a piece of 39 and a piece of one
+    graph.save_memory("alice", f"the build key is {token}")
+    assert [h.text for h in graph.recall("alice", token, scope="memories").hits] == [
+        f"the build key is {token}"
+    ]
+
+
+def test_a_memory_in_cjk_is_found_by_a_word_of_it(graph: SessionsGraph) -> None:
+    graph.save_memory("alice", "東京の会議は木曜日に移った")
+    graph.save_memory("alice", "大阪の出張は来月")
+    hits = graph.recall("alice", "東京の会議", scope="memories").hits
+    assert [h.text for h in hits] == ["東京の会議は木曜日に移った"]

@@ -427,3 +427,26 @@ def test_a_last_line_still_being_written_waits_for_its_end(home: Path, tmp_path:
             "Step 0 needs the cache warmed first."
         )
         assert len(graph.get_actions(CLAUDE_SID)) == 4
+
+
+def test_a_claude_session_begins_at_its_first_dated_entry_even_a_queued_prompt(
+    home: Path, graph: SessionsGraph
+) -> None:
+    """A prompt typed while Claude Code was busy is queued: the queue entry
+    (no uuid of its own) comes first, with the time the user typed it."""
+    path = home / ".claude" / "projects" / "-home-dev-project" / f"{CLAUDE_SID}.jsonl"
+    t = ClaudeTranscript(path, CLAUDE_SID)
+    t.append(
+        {
+            "type": "queue-operation",
+            "operation": "enqueue",
+            "sessionId": CLAUDE_SID,
+            "timestamp": "2026-11-29T09:59:00.000Z",
+            "content": "Why does the build fail?",
+        }
+    )
+    t.user("Why does the build fail?")
+    summary = history.import_history(graph, [path], "alice")
+    assert (summary.sessions, summary.added) == (1, 1)
+    session = graph.get_session(CLAUDE_SID)
+    assert session is not None and session.started_at == "2026-11-29T09:59:00.000000+00:00"

@@ -433,3 +433,29 @@ def test_a_full_disk_leaves_no_temp_files_in_the_spool(tmp_path: Path, db: Path)
     swept = subprocess.run([*CLI, "reconcile", "--pending"], capture_output=True, text=True)
     assert swept.returncode == 0, swept.stderr
     assert [p.name for p in spool.iterdir() if p.name.endswith(".tmp")] == []
+
+
+# -- the payload size limit ----------------------------------------------------------------
+def test_a_payload_of_exactly_the_size_limit_is_recorded_and_one_byte_more_is_refused(
+    graph: SessionsGraph,
+) -> None:
+    """The documented limit (docs/hooks.md) is on the bytes on stdin: a
+    payload of exactly 32 MiB is an event like any other; one byte more is
+    refused whole (not cut and parsed), with one line that says why."""
+    limit = 32 * 1024 * 1024
+
+    def padded(session_id: str, size: int) -> str:
+        # JSON allows whitespace after the value: the event stays small.
+        body = claude_payload("UserPromptSubmit", session_id, None, prompt="sized prompt")
+        return body + " " * (size - len(body.encode()))
+
+    result = hook(padded("s-limit", limit))
+    assert (result.returncode, result.stdout) == (0, "")
+    # (On a busy machine, reading 32 MiB may leave no time to inject: one line says so.)
+    assert "rejected" not in result.stderr and "larger" not in result.stderr
+    assert [a.text for a in graph.get_actions("s-limit")] == ["sized prompt"]
+    result = hook(padded("s-over", limit + 1))
+    assert (result.returncode, result.stdout) == (0, "")
+    assert f"payload larger than {limit} bytes" in result.stderr
+    assert result.stderr.count("\n") == 1
+    assert graph.get_session("s-over") is None and pending_files(load_settings()) == []

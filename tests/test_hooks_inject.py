@@ -419,3 +419,31 @@ def test_a_decision_a_digest_showed_at_the_start_is_not_shown_again_at_a_prompt(
     )
     assert "We'll use RQ for the orion job queue." not in prompt
     assert "scripts/orion_worker.py" in prompt
+
+
+def test_a_text_said_here_and_in_another_project_is_shown_as_this_projects(
+    tmp_path: Path, project: Path
+) -> None:
+    """One text said in two projects is one recall hit, which may stand for
+    the other project's session: at a prompt here it is shown as said here,
+    by the session here, without the other project's label."""
+    other = tmp_path / "lyra"
+    (other / ".git").mkdir(parents=True)
+    said = ("Pin the grpcio wheel to 1.62 for the arm64 build.", "Pinned in requirements.txt.")
+    past_session(tmp_path, project, "s-here", [said])
+    # Said again later in the other project: the newer one stands for the pair.
+    there = ClaudeTranscript(tmp_path / "s-there.jsonl", "s-there", str(other))
+    there.seconds = 3000
+    start = payload("SessionStart", "s-there", other, there.path, source="startup")
+    assert hook(start).returncode == 0
+    there.user(said[0])
+    there.assistant(said[1])
+    assert hook(payload("Stop", "s-there", other, there.path)).returncode == 0
+    context = injected(
+        hook(_prompt("s-now", project, "Which grpcio wheel do we pin for the arm64 build?")),
+        "UserPromptSubmit",
+    )
+    items = [line for line in context.splitlines() if line.startswith("- (")]
+    assert len(items) == 1 and "Pin the grpcio wheel to 1.62" in items[0]
+    assert "session s-here," in items[0] and "also in 1 session" in items[0]
+    assert "lyra" not in context and ", project" not in items[0]

@@ -229,12 +229,12 @@ def test_a_customised_or_foreign_server_entry_is_kept(tmp_path: Path) -> None:
         "env": {"SESSIONS_GRAPH_USER_ID": "alice"},
     }
     config.write_text(json.dumps({"mcpServers": {MCP_SERVER_NAME: custom}}))
-    assert register_mcp_json(config, mcp_server_entry()) == []
+    assert register_mcp_json(config, mcp_server_entry(portable=False)) == []
     assert json.loads(config.read_text())["mcpServers"][MCP_SERVER_NAME] == custom
     # A server of the same name that does not run sessions-graph is not ours to remove.
     foreign = {"type": "stdio", "command": "node", "args": ["server.js"]}
     config.write_text(json.dumps({"mcpServers": {MCP_SERVER_NAME: foreign}}))
-    assert register_mcp_json(config, mcp_server_entry()) == []
+    assert register_mcp_json(config, mcp_server_entry(portable=False)) == []
     assert unregister_mcp_json(config) == []
     assert json.loads(config.read_text())["mcpServers"][MCP_SERVER_NAME] == foreign
 
@@ -257,6 +257,8 @@ def test_codex_config_toml_round_trip(tmp_path: Path, monkeypatch) -> None:  # t
     assert ours["args"][-1] == "mcp" and ours["command"].startswith("/")
     assert parsed["mcp_servers"]["docs"] == {"command": "docs-mcp", "args": ["--port", "1"]}
     assert parsed["profiles"] == {"fast": {"model": "o4-mini"}} and parsed["model"] == "o3"
+    # docs/hooks.md: Codex waits up to 5 s for our server to start.
+    assert parsed["mcp_optional_startup_grace_ms"] == 5000
     before = config.read_text()
     assert "nothing changed" in _cli("install-hooks", "--codex").stdout
     assert config.read_text() == before
@@ -327,7 +329,7 @@ def test_an_older_plain_registration_of_ours_is_updated(tmp_path: Path) -> None:
     config = tmp_path / ".mcp.json"
     old = {"type": "stdio", "command": "/old/venv/bin/sessions-graph", "args": ["mcp"], "env": {}}
     config.write_text(json.dumps({"mcpServers": {MCP_SERVER_NAME: old, "x": {"command": "y"}}}))
-    entry = mcp_server_entry()
+    entry = mcp_server_entry(portable=False)
     assert register_mcp_json(config, entry)[0].startswith(f"mcpServers.{MCP_SERVER_NAME}: updated")
     servers = json.loads(config.read_text())["mcpServers"]
     assert servers == {MCP_SERVER_NAME: entry, "x": {"command": "y"}}
@@ -560,3 +562,32 @@ def test_codex_install_writes_no_claude_permissions(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "permissions" not in result.stdout
     assert not (tmp_path / ".claude").exists()
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # Between two tables of the user's: their layout is kept, blank line and all.
+        ('model = "o3"\n\n{ours}\n[other]\nk = 1\n', 'model = "o3"\n\n[other]\nk = 1\n'),
+        # Several blank lines after ours belong to the user's layout too.
+        ("[a]\nx = 1\n\n{ours}\n\n\n[b]\ny = 2\n", "[a]\nx = 1\n\n\n\n[b]\ny = 2\n"),
+        # Right after the first line, then a sub-table of ours.
+        (
+            'model = "o3"\n{ours}[mcp_servers.sessions-graph.env]\nX = "1"\n[z]\nk = 0\n',
+            'model = "o3"\n[z]\nk = 0\n',
+        ),
+        # The last table of the file.
+        ("[a]\nx = 1\n\n{ours}", "[a]\nx = 1\n"),
+    ],
+)
+def test_removing_our_codex_table_leaves_the_rest_of_the_file_as_written(
+    tmp_path: Path, before: str, after: str
+) -> None:
+    """Uninstall takes out our table and nothing of the user's: not the
+    header of the table after it, not the blank lines that separate the
+    user's own tables."""
+    ours = f'[mcp_servers.{MCP_SERVER_NAME}]\ncommand = "/bin/sessions-graph"\nargs = ["mcp"]\n'
+    config = tmp_path / "config.toml"
+    config.write_text(before.format(ours=ours))
+    assert unregister_codex_mcp(config) == [f"[mcp_servers.{MCP_SERVER_NAME}]: removed"]
+    assert config.read_text() == after

@@ -625,6 +625,9 @@ def test_state_files_are_private_and_secrets_are_stored_redacted(
     assert mode(state) == mode(settings.spool_dir) == 0o700
     assert [mode(p) for p in pending_files(settings)] == [0o600]
     assert mode(settings.log_path) == 0o600
+    # The note of the client's last hook event too (``sessions-graph status`` reads it).
+    assert [mode(p) for p in (state / "hooks").iterdir()] == [0o600]
+    assert mode(state / "hooks") == 0o700
 
     stored = subprocess.run(
         [*runner, "hook"], input=payload, capture_output=True, text=True, timeout=60
@@ -701,3 +704,74 @@ def test_a_large_transcript_backlog_is_imported_by_the_background_replay_in_orde
     )
     assert drain.returncode == 0 and spool_is_empty(settings)
     assert [a["action_id"] for a in store.get_actions(sid)] == expected
+
+
+def test_a_spool_temp_file_is_abandoned_only_past_ten_minutes(
+    store: SQLiteEngine,
+) -> None:
+    """docs/hooks.md: a spool temp file older than ten minutes was left by a
+    write that failed and is removed; a younger one may be a write under way
+    (a hook spooling right now) and is left alone."""
+    settings = load_settings()
+    settings.spool_dir.mkdir(parents=True)
+    ages = {"writing": 0.0, "nearly": 590.0, "abandoned": 600.5}
+    temps = {name: settings.spool_dir / f".{name}.json.tmp" for name in ages}
+    for name, path in temps.items():
+        path.write_bytes(b"{")
+        os.utime(path, (time.time() - ages[name],) * 2)
+    graph = SessionsGraph(engine=store)
+    replay_spool(graph, settings)
+    assert sorted(p.name for p in settings.spool_dir.iterdir() if p.name.endswith(".tmp")) == [
+        ".nearly.json.tmp",
+        ".writing.json.tmp",
+    ]
+
+
+def test_an_event_claimed_by_a_replayer_that_died_is_replayed_in_its_place(
+    store: SQLiteEngine,
+) -> None:
+    """A replayer killed between its claim (a rename) and its delete leaves
+    the file under its claimed name: the next replay puts it back and applies
+    it, in arrival order with the rest."""
+    from sessions_graph.hooks.spool import CLAIM, spool_payload
+
+    settings = load_settings()
+    first = spool_payload(
+        settings,
+        json.loads(claude_payload("UserPromptSubmit", "s-1", None, prompt="one")),
+        user_id="alice",
+    )
+    spool_payload(
+        settings,
+        json.loads(claude_payload("UserPromptSubmit", "s-1", None, prompt="two")),
+        user_id="alice",
+    )
+    first.rename(first.with_name(f"{first.name}{CLAIM}99999"))
+    assert replay_spool(SessionsGraph(engine=store), settings) == 2
+    assert [a.text for a in SessionsGraph(engine=store).get_actions("s-1")] == ["one", "two"]
+    assert spool_is_empty(settings)
+
+
+def test_hook_help_prints_the_usage_and_records_nothing(db: Path) -> None:
+    result = subprocess.run([*HOOK, "--help"], capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout.startswith("usage: sessions-graph hook")
+    assert not db.exists() and not load_settings().log_path.exists()
+
+
+def test_each_clients_last_hook_event_is_noted_from_the_first_one_on(
+    tmp_path: Path, db: Path, store: SQLiteEngine
+) -> None:
+    """``sessions-graph status`` says when each client last ran a hook: noted
+    on a machine with no state directory yet, and replaced by each later event."""
+    from sessions_graph.hooks.health import last_events
+
+    state = Path(load_settings().state_dir)
+    assert not state.exists()
+    t = ClaudeTranscript(tmp_path / "s-1.jsonl", "s-1")
+    assert_quiet(hook(claude_payload("SessionStart", "s-1", t.path)))
+    assert last_events(state)["claude-code"]["event"] == "SessionStart"
+    t.user("first prompt")
+    assert_quiet(hook(claude_payload("Stop", "s-1", t.path)))
+    noted = last_events(state)["claude-code"]
+    assert (noted["event"], noted["outcome"]) == ("Stop", "stored 1 action")

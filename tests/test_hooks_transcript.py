@@ -295,3 +295,71 @@ def test_a_cursor_without_fingerprint_must_stand_after_a_newline(tmp_path: Path)
     assert read_complete_lines(path, 9).reread is False
     path.write_text('{"a": 11}\n{"b": 2}\n')
     assert read_complete_lines(path, 9).reread is True
+
+
+def test_an_over_long_line_ending_right_at_the_read_window_resumes_after_its_newline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The over-long line fills the read window exactly, so the next unread
+    byte is its newline: the scan must stop there, not at the next line's
+    end (which would drop that line, or hold the cursor for ever when it is
+    the last one)."""
+    monkeypatch.setattr(transcript, "MAX_READ_BYTES", 64)
+    path = tmp_path / "s.jsonl"
+    long_line = b'{"type": "user", "content": "' + b"x" * 33 + b'"}'
+    assert len(long_line) == 64
+    path.write_bytes(long_line + b'\n{"a": 1}\n')
+    lines, cursor, skipped, *_ = read_complete_lines(path, 0)
+    assert skipped == 65
+    assert lines == [(65, b'{"a": 1}\n')] and cursor == path.stat().st_size
+
+
+def test_tool_result_content_of_every_shape_becomes_text(tmp_path: Path) -> None:
+    """Blocks of text are joined, an image is named, a missing content is
+    empty, any other JSON value is kept as JSON, its words as written (an
+    escaped "Z\\u00fcrich" would never match a search for Zürich)."""
+    path = tmp_path / "s.jsonl"
+    contents = [
+        [{"type": "text", "text": "line one"}, {"type": "image", "source": {}}, "line two"],
+        None,
+        {"rows": 2, "city": "Zürich"},
+    ]
+    entries = [
+        {
+            "type": "user",
+            "uuid": f"u-{n}",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": f"t-{n}", "content": c}],
+            },
+        }
+        for n, c in enumerate(contents)
+    ]
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    actions, *_ = import_actions(path, 0, "s1")
+    assert [a["text"] for a in actions] == [
+        "line one\n[image]\nline two",
+        "",
+        '{"rows": 2, "city": "Zürich"}',
+    ]
+
+
+def test_a_codex_tool_output_is_an_error_only_when_it_says_so(tmp_path: Path) -> None:
+    """Codex writes a tool's output as plain text, or as ``{content, success}``."""
+    outputs = ["plain output", {"content": "failed run", "success": False}, {"content": "ok"}]
+    lines = [
+        {
+            "timestamp": "2026-11-29T10:00:00.000Z",
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": f"call_{n}", "output": out},
+        }
+        for n, out in enumerate(outputs)
+    ]
+    path = tmp_path / "rollout-2026-11-29T10-00-00-abc.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in lines))
+    actions, *_ = import_actions(path, 0, "cx1")
+    assert [(a["text"], a["is_error"]) for a in actions] == [
+        ("plain output", False),
+        ("failed run", True),
+        ("ok", False),
+    ]

@@ -4,7 +4,15 @@ token budget, for English and for scripts written without spaces."""
 
 from __future__ import annotations
 
-from sessions_graph.recall.render import _heading, estimate_tokens, render, snippet, turn_text
+from sessions_graph.recall.render import (
+    REDACTION_MARGIN,
+    _heading,
+    clip,
+    estimate_tokens,
+    render,
+    snippet,
+    turn_text,
+)
 
 
 def test_a_long_turn_is_cut_around_the_words_that_matched() -> None:
@@ -73,3 +81,118 @@ def test_the_smallest_budget_still_answers_within_it() -> None:
     """One token: not even the first hit fits, and what is shown fits."""
     shown = render([_hit(1, "an answer")], 1, "q")
     assert shown and estimate_tokens(shown) <= 1
+
+
+def _private_key(lines: int) -> tuple[str, list[str]]:
+    """A PEM private key block of ``lines`` body lines (64 characters each, as
+    PEM writes them), and those lines."""
+    body = [
+        f"{n:04d}" + "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7" + "q" * 8
+        for n in range(lines)
+    ]
+    return "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(
+        body
+    ) + "\n-----END RSA PRIVATE KEY-----", body
+
+
+def test_a_private_key_longer_than_the_redaction_margin_shows_none_of_its_lines() -> None:
+    """A 2048-bit key block is some 1,700 characters, longer than the margin
+    the redactor reads around a snippet: a match just after the key puts the
+    cut inside the block, past its header, and the rest of the key showed."""
+    key, body = _private_key(26)
+    for before in ("", "intro words " * 200):
+        text = before + key + "\nthe deploy bastion uses this key\n" + "filler words " * 300
+        shown = snippet(text, 240, ["bastion"])
+        assert "the deploy bastion uses this key" in shown
+        assert "[REDACTED:private_key]" in shown
+        assert not [line for line in body if line[:8] in shown or line[-8:] in shown]
+        assert shown.startswith("…") == bool(before)
+
+
+#: A text of 2,000 characters with one word to find, and where it stands.
+_LONG = "a" * 1000 + " orion " + "b" * 993
+_AT = _LONG.index("orion")
+
+
+def test_a_snippet_shows_a_third_of_its_length_before_the_match() -> None:
+    """What led to the match is shown, and most of the room goes to what follows."""
+    shown = clip(_LONG, 90, ["orion"])
+    assert shown == "…" + _LONG[_AT - 30 : _AT + 60] + "…"
+    # The same through the redacting snippet, whichever side of the cut the text is on.
+    assert snippet(_LONG, 90, ["orion"]) == shown
+    longer = "c" * 3000 + _LONG + "d" * 3000
+    assert snippet(longer, 90, ["orion"]) == shown
+
+
+def test_a_snippet_near_either_end_of_the_text_is_full_length() -> None:
+    start = "orion " + "b" * 500
+    assert clip(start, 90, ["orion"]) == start[:90] + "…"
+    end = "a" * 500 + " orion"
+    assert clip(end, 90, ["orion"]) == "…" + end[-90:]
+    for text in ("orion " + "b" * 3000, "(orion) " + "b" * 3000, "a" * 3000 + " orion"):
+        assert snippet(text, 90, ["orion"]) == clip(text, 90, ["orion"])
+
+
+def test_the_earliest_match_in_the_text_decides_even_at_its_first_character() -> None:
+    text = "orion " + "x" * 600 + " lyra " + "y" * 600
+    assert clip(text, 90, ["lyra", "orion"]) == text[:90] + "…"
+
+
+def test_a_text_of_exactly_the_snippet_length_is_shown_whole() -> None:
+    text = "w" * 89 + "z"
+    assert clip(text, 90) == text
+    assert clip(text + "!", 90) == text + "…"
+
+
+def _jwt() -> str:
+    """A signed token over a thousand characters long, like one carrying scopes."""
+    import base64
+    import json
+
+    def part(value: object) -> str:
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+
+    claims = {"sub": "alice", "scope": [f"read:{n:04d}" for n in range(60)]}
+    return part({"alg": "HS256", "typ": "JWT"}) + "." + part(claims) + "." + "Qx9v" * 11
+
+
+def test_a_token_longer_than_the_redaction_margin_shows_none_of_it() -> None:
+    """The cut before the snippet fell inside the token, past the first
+    characters the redactor knows it by, and the token's end showed."""
+    token = _jwt()
+    assert len(token) > 1000
+    for text in (
+        "filler words " * 300 + f'curl -H "Authorization: Bearer {token}" https://api/bastion\n',
+        '{"log":"' + "x" * 3000 + f'","token":"{token}","host":"bastion"}}' + "y" * 3000,
+    ):
+        shown = snippet(text, 240, ["bastion"])
+        assert "bastion" in shown and "[REDACTED:jwt]" in shown
+        assert not [
+            token[i : i + 12] for i in range(0, len(token) - 12, 6) if token[i : i + 12] in shown
+        ]
+
+
+def test_a_text_up_to_the_snippet_and_both_margins_is_redacted_whole() -> None:
+    """Only a longer text is cut before redaction: up to ``size`` plus the
+    margin on each side, the redactor sees it all, here a quoted password
+    longer than the margin, with the snippet in its last words."""
+    secret = " ".join(f"w{i:03d}!" for i in range(90))
+    said = f'db_password = "{secret}" zircon ' + "z" * 10
+    size = 90
+    text = "a" * (size + 2 * REDACTION_MARGIN - len(said)) + said
+    shown = snippet(text, size, ["zircon"])
+    assert '"[REDACTED:password]" zircon' in shown and "w08" not in shown
+
+
+def test_nothing_found_stays_within_the_budget_too() -> None:
+    for budget in (1, 3, 10):
+        shown = render([], budget, "where did we put the deployment runbook for orion?")
+        assert shown and estimate_tokens(shown) <= budget
+    assert render([], 10, "where did we put the runbook?").startswith("Recalled for")
+    assert render([], 100, "x") == "Recalled for 'x': nothing found."
+
+
+def test_a_hit_too_long_for_the_budget_still_shows_its_heading_as_the_first() -> None:
+    shown = render([_hit(1, "a long answer " * 200)], 20, "q")
+    assert estimate_tokens(shown) <= 20
+    assert shown.splitlines()[1].startswith("[1] turn · 2026-11-29 10:00 · session s-1")

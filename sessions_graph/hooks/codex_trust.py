@@ -19,6 +19,7 @@ caller shows next to the manual step (``/hooks`` in Codex).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -163,7 +164,10 @@ class _AppServer:
         if process is None:
             return
         if process.stdin:
-            process.stdin.close()  # end of input: the server exits
+            # End of input: the server exits. A server that already ended
+            # leaves unsent text behind, whose flush fails: nothing to tell.
+            with contextlib.suppress(OSError):
+                process.stdin.close()
         try:
             process.wait(timeout=5)
         except subprocess.TimeoutExpired:

@@ -72,7 +72,7 @@ _NEW_FILE_MODE = 0o600
 PORTABLE_EXECUTABLE = "sessions-graph"
 
 
-def _executable(portable: bool = False) -> list[str]:
+def _executable(portable: bool) -> list[str]:
     """How to run sessions-graph. By absolute path in the user's own files:
     agent runtimes often start hooks and MCP servers with a PATH that lacks
     the user's venv. By name (``portable``) in a project's files, which are
@@ -85,12 +85,12 @@ def _executable(portable: bool = False) -> list[str]:
     return [sys.executable, "-m", "sessions_graph"]
 
 
-def hook_command(portable: bool = False) -> str:
+def hook_command(portable: bool) -> str:
     """The hook command line to install."""
     return shlex.join([*_executable(portable), "hook"])
 
 
-def mcp_server_entry(portable: bool = False) -> dict[str, Any]:
+def mcp_server_entry(portable: bool) -> dict[str, Any]:
     """Claude Code's ``mcpServers`` entry for ``sessions-graph mcp`` (stdio)."""
     executable = _executable(portable)
     return {"type": "stdio", "command": executable[0], "args": [*executable[1:], "mcp"], "env": {}}
@@ -521,8 +521,8 @@ def _replace_codex_table(config_file: Path, text: str, block: str) -> str:
         not _ANY_HEADER.match(lines[end]) or _CODEX_SUBTABLE.match(lines[end])
     ):
         end += 1
-    # Blank lines before the next table belong to the layout, not to us.
-    while block == "" and end > start + 1 and not lines[end - 1].strip():
+    # Blank lines before the next table are the layout's (the header stops the scan).
+    while block == "" and not lines[end - 1].strip():
         end -= 1
     head = "".join(lines[:start])
     if block == "" and head.endswith("\n\n"):

@@ -9,6 +9,7 @@ the agent produced it, and a recalled turn is about to be shown again.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Collection, Sequence
 from typing import Any
 
@@ -78,15 +79,36 @@ def role(action: Record) -> str:
 REDACTION_MARGIN = 400
 
 
+#: How far back from a cut the secret it may fall inside is looked for.
+SECRET_CHARS = 16384
+#: The characters of a token (base64, base64url, a JWT's dots, hex).
+_TOKEN_CHARS = string.ascii_letters + string.digits + "_+/=.-"
+
+
 def snippet(text: str, size: int, around: Sequence[str] = ()) -> str:
     """``clip`` of the redacted text. The redactor reads a generous cut around
     the snippet rather than the whole text (an action may hold 200,000
     characters; recall shows a few hundred of them)."""
-    if len(text) > size + 2 * REDACTION_MARGIN:  # cut as is: line structure matters to it
-        wide = size + 2 * REDACTION_MARGIN
-        start = max(0, _start(text, size, around) - REDACTION_MARGIN)
-        text = text[start : start + wide]
-    return clip(redacted(text), size, around)
+    if len(text) <= size + 2 * REDACTION_MARGIN:
+        return clip(redacted(text), size, around)
+    # Cut as is: line structure matters to the redactor.
+    start = max(0, _start(text, size, around) - REDACTION_MARGIN)
+    cut = _secret_start(text, start)
+    shown = clip(redacted(text[cut : start + size + 2 * REDACTION_MARGIN]), size, around)
+    # A secret redacted whole can bring the snippet to the cut's start.
+    return shown if cut == 0 or shown.startswith("…") else "…" + shown
+
+
+def _secret_start(text: str, start: int) -> int:
+    """``start``, or the start of the secret it may fall inside, which the
+    redactor knows by its first characters: a private key block's header (its
+    lines are tokens of their own), else the token the cut splits (a JWT runs
+    longer than the margin). Without it, the rest of the secret showed."""
+    low = max(0, start - SECRET_CHARS)
+    begin = text.rfind("-----BEGIN ", low, start)
+    if begin >= 0 and "-----END " not in text[begin:start]:
+        return begin
+    return low + len(text[low:start].rstrip(_TOKEN_CHARS))
 
 
 def turn_text(window: Sequence[Record], matched: Collection[str], words: Sequence[str]) -> str:
@@ -141,7 +163,7 @@ def render(hits: Sequence[Record], max_tokens: int = 1500, query: str | None = N
         raise MemoryValidationError("max_tokens must be an integer >= 1")
     title = f"Recalled for {query!r}:" if query else "Recalled:"
     if not hits:
-        return clip(f"{title} nothing found.", max_tokens * 4)
+        return _cut(f"{title} nothing found.", max_tokens)
     out = [title]
     used = estimate_tokens(title)
     for number, hit in enumerate(hits, start=1):
