@@ -17,8 +17,9 @@ the ones whose working directory lies under this root, to the full key at
 the next SessionStart in the project (see docs/hooks.md).
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: typing.NamedTuple compiles a
+# string annotation, and the first compile() of a process costs each hook
+# several milliseconds (CPython builds its syntax tree types for it).
 import re
 from pathlib import Path
 from typing import NamedTuple
