@@ -18,7 +18,16 @@ Goals: the two injecting events p50 <= 100 ms and the capture-only ones
 ratios to ``python -c pass`` measured in the same run carry the goal to a
 loaded or slower machine (<= 8.3x and <= 4.2x).
 
-Usage: ``python bench/bench_hook.py [--runs 30] [--actions 100000]``.
+With ``--trees A B``, every event runs once per tree in turn (the tree put
+first on ``PYTHONPATH``, so the same installed dependencies run either
+tree's code; the order of the trees rotating from run to run), each tree
+with its own store seeded alike by its own code, and the table has a row per
+event and tree, with each row's CPU time over the first tree's: one run
+compares the code as it was with the code as it is, under the same load.
+``--trees . .`` shows the noise between two copies of the same code.
+
+Usage: ``python bench/bench_hook.py [--runs 30] [--actions 100000]
+[--trees /path/to/old/tree .]``.
 
 An installed package has compiled bytecode (pip writes it at install time),
 so the hook runs with bytecode caching on even if ``PYTHONDONTWRITEBYTECODE``
@@ -39,7 +48,7 @@ import time
 import uuid
 from pathlib import Path
 
-from common import process_env
+from common import percentile, process_env
 
 from sessions_graph import SessionsGraph
 
@@ -56,6 +65,8 @@ VOCABULARY = [
 ]
 _ZIPF = [1 / (rank + 1) ** 1.07 for rank in range(len(VOCABULARY))]
 PROJECTS = [f"project{n}" for n in range(10)]
+#: The events that may answer with context.
+INJECTING = ("SessionStart", "UserPromptSubmit")
 GOALS_MS = {"SessionStart": 100, "UserPromptSubmit": 100, "Stop + 50 lines": 50, "PostToolUse": 50}
 
 
@@ -158,95 +169,163 @@ def append_turns(path: Path, session_id: str, lines: int) -> None:
             fh.write(json.dumps(entry) + "\n")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=30)
-    parser.add_argument("--actions", type=int, default=100_000)
-    args = parser.parse_args()
-    script = str(Path(sys.executable).parent / "sessions-graph")
-    hook = [script, "hook"]
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        db = root / "bench.db"
-        env = process_env(root, db, "bench")
-        started = time.perf_counter()
-        seed(db, root, args.actions)
-        print(f"seeded {args.actions:,} actions in {time.perf_counter() - started:.0f} s")
-        cwd = root / PROJECTS[0]
-        (cwd / ".git").mkdir(parents=True)
-        transcript = root / "stop.jsonl"
-        rng = random.Random(11)
+def measure(
+    trees: list[str | None], runs: int, homes: list[Path]
+) -> tuple[dict[str, list[float]], dict[str, list[float]], dict[str, int], dict[str, int]]:
+    """Wall and CPU samples (ms) by row name (``event @ tree`` with several
+    trees), and how many look-ups injected context or were given up, by row.
 
-        def event(name: str, sid: str, path: Path | None = None, **extra: object) -> str:
-            body: dict[str, object] = {
-                "session_id": sid,
-                "cwd": str(cwd),
-                "hook_event_name": name,
-                **extra,
-            }
-            if path is not None:
-                body["transcript_path"] = str(path)
-            return json.dumps(body)
+    Each event runs once per tree in turn (the tree order rotating from one
+    run to the next), so that load hits every tree alike; a tree's own
+    events keep their order (a session's prompt after its start)."""
+    hook = [str(Path(sys.executable).parent / "sessions-graph"), "hook"]
+    rng = random.Random(11)
+    walls: dict[str, list[float]] = {"python -c pass": []}
+    injected: dict[str, int] = {}
+    given_up: dict[str, int] = {}
 
-        run("warm-up", hook, event("SessionStart", "warm-up"), env)  # not measured
-        results: dict[str, list[float]] = {
-            "python -c pass": [],
-            "SessionStart": [],
-            "UserPromptSubmit": [],
-            "Stop + 50 lines": [],
-            "PostToolUse": [],
+    labels = tree_labels(trees)
+
+    def row(name: str, tree: int) -> str:
+        return f"{name} @ {labels[tree]}" if len(trees) > 1 else name
+
+    def event(tree: int, name: str, sid: str, path: Path | None, **extra: object) -> str:
+        body: dict[str, object] = {
+            "session_id": sid,
+            "cwd": str(homes[tree] / PROJECTS[0]),
+            "hook_event_name": name,
+            **extra,
         }
-        injected = {"SessionStart": 0, "UserPromptSubmit": 0}
-        given_up = {"SessionStart": 0, "UserPromptSubmit": 0}
-        for _ in range(args.runs):
-            # Interleaved, so that machine noise hits all of them alike.
-            results["python -c pass"].append(
-                timed("python -c pass", [sys.executable, "-c", "pass"], "", env)
-            )
-            sid = str(uuid.uuid4())
-            path = root / f"{sid}.jsonl"
-            for name, payload in (
-                ("SessionStart", event("SessionStart", sid, path, source="startup")),
-                ("UserPromptSubmit", event("UserPromptSubmit", sid, path, prompt=sentence(rng))),
-            ):
-                elapsed, result = run(name, hook, payload, env)
-                results[name].append(elapsed)
-                injected[name] += b"additionalContext" in result.stdout
-                given_up[name] += b"context look-up took over" in result.stderr
-            append_turns(transcript, "bench-stop", 50)
-            results["Stop + 50 lines"].append(
-                timed("Stop + 50 lines", hook, event("Stop", "bench-stop", transcript), env)
-            )
-            results["PostToolUse"].append(
-                timed(
-                    "PostToolUse",
-                    hook,
-                    event("PostToolUse", "bench-stop", transcript, tool_name="Bash"),
-                    env,
-                )
-            )
-        log = Path(env["XDG_STATE_HOME"]) / "sessions-graph" / "sessions-graph.log"
+        if path is not None:
+            body["transcript_path"] = str(path)
+        return json.dumps(body)
+
+    envs = [tree_env(home, tree) for home, tree in zip(homes, trees, strict=True)]
+    indices = list(range(len(trees)))
+    for tree in indices:  # writes bytecode, adopts the seeded project: not measured
+        run("warm-up", hook, event(tree, "SessionStart", "warm-up", None), envs[tree])
+    CPU.pop("warm-up")
+    for i in range(runs):
+        order = indices[i % len(trees) :] + indices[: i % len(trees)]
+        walls["python -c pass"].append(
+            timed("python -c pass", [sys.executable, "-c", "pass"], "", envs[0])
+        )
+        sid = str(uuid.uuid4())
+        prompt = sentence(rng)
+        payloads = {
+            tree: {
+                "SessionStart": event(
+                    tree, "SessionStart", sid, homes[tree] / f"{sid}.jsonl", source="startup"
+                ),
+                "UserPromptSubmit": event(
+                    tree, "UserPromptSubmit", sid, homes[tree] / f"{sid}.jsonl", prompt=prompt
+                ),
+                "Stop + 50 lines": event(tree, "Stop", "bench-stop", homes[tree] / "stop.jsonl"),
+                "PostToolUse": event(
+                    tree, "PostToolUse", "bench-stop", homes[tree] / "stop.jsonl", tool_name="Bash"
+                ),
+            }
+            for tree in indices
+        }
+        for name in payloads[0]:
+            for tree in order:
+                key = row(name, tree)
+                if name.startswith("Stop"):
+                    append_turns(homes[tree] / "stop.jsonl", "bench-stop", 50)
+                if name in INJECTING:
+                    elapsed, result = run(key, hook, payloads[tree][name], envs[tree])
+                    injected[key] = injected.get(key, 0) + (b"additionalContext" in result.stdout)
+                    given_up[key] = given_up.get(key, 0) + (
+                        b"context look-up took over" in result.stderr
+                    )
+                else:
+                    elapsed = timed(key, hook, payloads[tree][name], envs[tree])
+                walls.setdefault(key, []).append(elapsed)
+    for tree in indices:
+        log = homes[tree] / "state" / "sessions-graph" / "sessions-graph.log"
         imported = [
             line for line in log.read_text().splitlines() if "Stop session=bench-stop" in line
         ]
         assert all(line.endswith("new_actions=50") for line in imported), "each Stop imports 50"
-        assert injected["SessionStart"] + given_up["SessionStart"] == args.runs, "SessionStart"
+        start = row("SessionStart", tree)
+        assert injected[start] + given_up[start] == runs, f"{start}: nothing injected"
+    return walls, dict(CPU), injected, given_up
 
-    floor = statistics.median(results["python -c pass"])
-    cpu_floor = statistics.median(CPU["python -c pass"])
-    print(f"sessions-graph hook, embedded engine, {args.actions:,} actions, {args.runs} runs (ms)")
-    print(
-        f"{'':<18}{'median':>8}{'p90':>8}{'min':>8}{'x pass':>8}{'cpu':>8}{'x pass':>8}{'goal':>8}"
+
+def tree_labels(trees: list[str | None]) -> list[str]:
+    """Each tree's name in the table: its directory's name, numbered when
+    two are alike (``--trees . .`` measures the noise between equal code)."""
+    names = [Path(t).name if t else "installed" for t in trees]
+    return [f"{name}#{n}" if names.count(name) > 1 else name for n, name in enumerate(names)]
+
+
+def tree_env(home: Path, tree: str | None) -> dict[str, str]:
+    """The environment of a hook process of ``tree`` (its code first on
+    ``PYTHONPATH``, so the same installed dependencies run either tree's
+    code), with its own store, config and state under ``home``."""
+    env = process_env(home, home / "bench.db", "bench")
+    return {**env, "PYTHONPATH": tree} if tree else env
+
+
+def seed_tree(home: Path, tree: str | None, actions: int) -> None:
+    """Seed ``home``'s store with ``tree``'s own code (a store is made by the
+    code that reads it: an older tree may not open a newer schema), the same
+    seeded shape for every tree."""
+    env = tree_env(home, tree)
+    cwd = home / PROJECTS[0]
+    (cwd / ".git").mkdir(parents=True)
+    command = [sys.executable, __file__, "--seed-into", str(home), "--actions", str(actions)]
+    subprocess.run(command, env=env, check=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--actions", type=int, default=100_000)
+    parser.add_argument(
+        "--trees",
+        nargs="+",
+        default=[None],
+        metavar="DIR",
+        help="Source trees to compare (each put first on PYTHONPATH in turn).",
     )
-    for name, samples in results.items():
-        samples.sort()
-        p90 = samples[min(len(samples) - 1, int(len(samples) * 0.9))]
-        median = statistics.median(samples)
-        cpu = statistics.median(CPU[name])
-        goal = f"<={GOALS_MS[name]}" if name in GOALS_MS else ""
+    parser.add_argument("--seed-into", metavar="DIR", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.seed_into:
+        seed(Path(args.seed_into) / "bench.db", Path(args.seed_into), args.actions)
+        return
+    trees = [str(Path(t).resolve()) if t else None for t in args.trees]
+    with tempfile.TemporaryDirectory() as tmp:
+        homes = [Path(tmp) / f"tree{n}" for n in range(len(trees))]
+        for tree, home in zip(trees, homes, strict=True):
+            started = time.perf_counter()
+            seed_tree(home, tree, args.actions)
+            print(
+                f"seeded {args.actions:,} actions for {tree or 'the installed code'}"
+                f" in {time.perf_counter() - started:.0f} s"
+            )
+        walls, cpus, injected, given_up = measure(trees, args.runs, homes)
+
+    floor = statistics.median(walls["python -c pass"])
+    cpu_floor = statistics.median(cpus["python -c pass"])
+    width = max(len(name) for name in walls) + 2
+    print(f"sessions-graph hook, embedded engine, {args.actions:,} actions, {args.runs} runs (ms)")
+    if len(trees) > 1:
+        print(f"trees: {', '.join(str(t) for t in trees)}; x first: CPU over the first tree's")
+    print(
+        f"{'':<{width}}{'median':>8}{'p90':>8}{'min':>8}{'x pass':>8}"
+        f"{'cpu':>8}{'x pass':>8}{'x first':>8}{'goal':>8}"
+    )
+    for name, samples in walls.items():
+        event = name.split(" @ ")[0]
+        first = f"{event} @ {tree_labels(trees)[0]}" if len(trees) > 1 else event
+        cpu = statistics.median(cpus[name])
+        ratio = f"{cpu / statistics.median(cpus[first]):>8.2f}" if first in cpus else f"{'':>8}"
+        goal = f"<={GOALS_MS[event]}" if event in GOALS_MS else ""
         print(
-            f"{name:<18}{median:>8.1f}{p90:>8.1f}{samples[0]:>8.1f}{median / floor:>8.2f}"
-            f"{cpu:>8.1f}{cpu / cpu_floor:>8.2f}{goal:>8}"
+            f"{name:<{width}}{statistics.median(samples):>8.1f}{percentile(samples, 0.9):>8.1f}"
+            f"{min(samples):>8.1f}{statistics.median(samples) / floor:>8.2f}"
+            f"{cpu:>8.1f}{cpu / cpu_floor:>8.2f}{ratio}{goal:>8}"
         )
     for name in injected:
         print(

@@ -56,47 +56,45 @@ _FILLER = frozenset(
     keep going start stop try retry hmm hi hello hey bye cheers welcome
     """.split()
 )
-_WORD = re.compile(r"[^\W_]+")
+#: The patterns below are sources, compiled by ``re`` at their first use and
+#: cached there: compiling them all at import cost every SessionStart hook,
+#: which only shows digests (``render``), about 3 ms.
+_WORD = r"[^\W_]+"
 #: Tools whose input names a file written (the rest of these: edited).
 _WRITE_TOOLS = {"Write": "written", "Edit": "edited", "MultiEdit": "edited"}
 _NOTEBOOK_TOOLS = {"NotebookEdit": "edited"}
 _SHELL_TOOLS = frozenset({"Bash", "exec_command", "shell", "local_shell", "container.exec"})
-_PATCH = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M)
+_PATCH = r"(?m)^\*\*\* (Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$"
 _PATCH_VERBS = {"Add": "written", "Update": "edited", "Delete": "deleted"}
-_EXIT = re.compile(
-    r"(?:Process exited with code|Exit code:?|exit code:?|exit status:?)\s*(-?\d+)", re.I
-)
-_TESTS = re.compile(
+_EXIT = r"(?i)(?:Process exited with code|Exit code:?|exit code:?|exit status:?)\s*(-?\d+)"
+_TESTS = (
     r"\b(pytest|py\.test|unittest|tox|nox|go test|cargo test|(?:npm|yarn|pnpm|bun)"
     r"(?: run)? test|jest|vitest|mocha|rspec|phpunit|ctest|make (?:check|test)|"
     r"mvn test|gradle test|dotnet test|mix test)\b"
 )
 #: A sentence ends at ``.``, ``!`` or ``?`` followed by a space or the end:
 #: a dot inside a path, a version or a name ("~/.cache", "v1.2") is not one.
-_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+(?:[.!?]+|$)")
-_DECIDES = re.compile(
-    r"\b(decid(?:e|ed|ing)|decision|chose|chosen|settled on|agreed|going with|go with|"
+_SENTENCE = r"(?:[^.!?\n]|[.!?]+(?=[^\s.!?]))+(?:[.!?]+|$)"
+_DECIDES = (
+    r"(?i)\b(decid(?:e|ed|ing)|decision|chose|chosen|settled on|agreed|going with|go with|"
     r"opt(?:ed)? for|instead of|(?:we'?ll|we will|let'?s|i'?ll|will) (?:use|keep|go|stick|switch)|"
-    r"switch(?:ed)? to|stick with|prefer)\b",
-    re.I,
+    r"switch(?:ed)? to|stick with|prefer)\b"
 )
-_NEXT_HEADING = re.compile(
-    r"^\W*(next steps?|next|todo|to do|remaining|left to do|open questions?|follow[- ]ups?)\b",
-    re.I,
+_NEXT_HEADING = (
+    r"(?i)^\W*(next steps?|next|todo|to do|remaining|left to do|open questions?|follow[- ]ups?)\b"
 )
-_OPEN = re.compile(
-    r"\b(next step|todo|to do|still (?:need|needs|have to|has to|to)|remaining|not yet|"
+_OPEN = (
+    r"(?i)\b(next step|todo|to do|still (?:need|needs|have to|has to|to)|remaining|not yet|"
     r"left to|follow[- ]up|open question|we should|you (?:may|might) want to|"
-    r"(?:then|next),? (?:we|you|i) (?:can|could|should))\b",
-    re.I,
+    r"(?:then|next),? (?:we|you|i) (?:can|could|should))\b"
 )
-_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+(.*\S)")
+_BULLET = r"^\s*(?:[-*•]|\d+[.)])\s+(.*\S)"
 
 
 def content_words(text: str) -> list[str]:
     """The words of ``text`` that carry a topic: two or more letters or
     digits, not a stop word, not the filler of a reply to an agent."""
-    words = (m.group().lower() for m in _WORD.finditer(text))
+    words = (m.group().lower() for m in re.finditer(_WORD, text))
     return [w for w in words if len(w) > 1 and w not in STOP_WORDS and w not in _FILLER]
 
 
@@ -143,7 +141,7 @@ def _failed(result: Mapping[str, Any] | None) -> bool | None:
         return None
     if result.get("is_error"):
         return True
-    found = _EXIT.search((result.get("text") or "")[:2000])
+    found = re.search(_EXIT, (result.get("text") or "")[:2000])
     return bool(found and int(found.group(1)) != 0)
 
 
@@ -154,7 +152,7 @@ def _relative(path: str, cwd: str | None) -> str:
 
 
 def _sentences(text: str) -> Iterable[str]:
-    for match in _SENTENCE.finditer(text):
+    for match in re.finditer(_SENTENCE, text):
         sentence = match.group().strip(" \t-*•>")
         if sentence:
             yield sentence
@@ -167,7 +165,7 @@ def _decisions(actions: Sequence[Mapping[str, Any]]) -> list[tuple[str, str | No
         if action["action_type"] not in ("user_message", "assistant_message"):
             continue
         for sentence in _sentences(action.get("text") or ""):
-            if sentence.endswith("?") or not _DECIDES.search(sentence):
+            if sentence.endswith("?") or not re.search(_DECIDES, sentence):
                 continue
             found.setdefault(_one_line(sentence, ITEM_CHARS), action.get("action_id"))
     return list(found.items())[-MAX_ITEMS:]  # the latest decisions stand
@@ -180,13 +178,13 @@ def _open(last_answer: str) -> list[str]:
     items: list[str] = []
     lines = last_answer.splitlines()
     for i, line in enumerate(lines):
-        if not _NEXT_HEADING.match(line):
+        if not re.match(_NEXT_HEADING, line):
             continue
         tail = line.split(":", 1)[1].strip() if ":" in line else ""
         if tail:
             items.append(tail)
         for following in lines[i + 1 :]:
-            bullet = _BULLET.match(following)
+            bullet = re.match(_BULLET, following)
             if bullet:
                 items.append(bullet.group(1))
             elif following.strip():
@@ -194,7 +192,7 @@ def _open(last_answer: str) -> list[str]:
         if items:
             break
     if not items:
-        items = [s for s in _sentences(last_answer) if _OPEN.search(s)]
+        items = [s for s in _sentences(last_answer) if re.search(_OPEN, s)]
     return list(dict.fromkeys(_one_line(i, ITEM_CHARS) for i in items))[:MAX_ITEMS]
 
 
@@ -244,7 +242,7 @@ def build(actions: Sequence[Mapping[str, Any]], cwd: str | None = None) -> dict[
                 change = {**_WRITE_TOOLS, **_NOTEBOOK_TOOLS}[tool]
                 files.setdefault(_relative(path, cwd), change)
         elif tool == "apply_patch":
-            for verb, path, moved in _PATCH.findall(action.get("text") or ""):
+            for verb, path, moved in re.findall(_PATCH, action.get("text") or ""):
                 name = path or moved
                 files.setdefault(_relative(name, cwd), _PATCH_VERBS.get(verb, "written"))
         elif tool in _SHELL_TOOLS:
@@ -266,8 +264,8 @@ def build(actions: Sequence[Mapping[str, Any]], cwd: str | None = None) -> dict[
     return {
         "goal": goal,
         "files": [{"path": p, "change": c} for p, c in list(files.items())[: MAX_ITEMS * 2]],
-        "commands": [c for c in commands if not _TESTS.search(c["command"])][-MAX_ITEMS:],
-        "tests": [c for c in commands if _TESTS.search(c["command"])][-MAX_ITEMS:],
+        "commands": [c for c in commands if not re.search(_TESTS, c["command"])][-MAX_ITEMS:],
+        "tests": [c for c in commands if re.search(_TESTS, c["command"])][-MAX_ITEMS:],
         "decisions": [sentence for sentence, _ in decisions],
         "open": left_open,
         "sources": [s for s in dict.fromkeys(sources) if s],

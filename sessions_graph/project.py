@@ -17,8 +17,9 @@ the ones whose working directory lies under this root, to the full key at
 the next SessionStart in the project (see docs/hooks.md).
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: typing.NamedTuple compiles a
+# string annotation, and the first compile() of a process costs each hook
+# several milliseconds (CPython builds its syntax tree types for it).
 import re
 from pathlib import Path
 from typing import NamedTuple
@@ -27,11 +28,13 @@ from typing import NamedTuple
 #: and a hook must not read a huge file someone put there.
 MAX_CONFIG_BYTES = 256 * 1024
 
-_SECTION = re.compile(r'^\s*\[\s*remote\s+"((?:[^"\\]|\\.)*)"\s*\]')
-_OTHER_SECTION = re.compile(r"^\s*\[")
-_URL = re.compile(r"^\s*url\s*=\s*(.*?)\s*$", re.IGNORECASE)
+#: Sources, compiled by ``re`` when a git config is first read: every hook
+#: imports this module, few read a config.
+_SECTION = r'^\s*\[\s*remote\s+"((?:[^"\\]|\\.)*)"\s*\]'
+_OTHER_SECTION = r"^\s*\["
+_URL = r"(?i)^\s*url\s*=\s*(.*?)\s*$"
 #: scp-like git URLs: ``git@github.com:acme/api.git``.
-_SCP = re.compile(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)$")
+_SCP = r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)$"
 
 
 class Project(NamedTuple):
@@ -111,14 +114,14 @@ def _remote_url(git_dir: Path) -> str | None:
     remote: str | None = None
     urls: dict[str, str] = {}
     for line in text.splitlines():
-        section = _SECTION.match(line)
+        section = re.match(_SECTION, line)
         if section:
             remote = section.group(1)
             continue
-        if _OTHER_SECTION.match(line):
+        if re.match(_OTHER_SECTION, line):
             remote = None
             continue
-        url = _URL.match(line)
+        url = re.match(_URL, line)
         if remote is not None and url and url.group(1):
             urls.setdefault(remote, url.group(1).strip('"'))
     return urls.get("origin") or next(iter(urls.values()), None)
@@ -137,7 +140,7 @@ def normalise_remote(url: str) -> str:
         host, _, path = rest.partition("/")
         host = host.rpartition("@")[2].split(":", 1)[0].lower()
         return _bare(f"{host}/{path}")
-    scp = _SCP.match(url)
+    scp = re.match(_SCP, url)
     if scp and not url.startswith(("/", ".", "~")):
         return _bare(f"{scp.group(1).lower()}/{scp.group(2).lstrip('/')}")
     return _bare(url)

@@ -22,8 +22,9 @@ fuzzy, ranges, regexes, a leading ``+``/``-``, unbalanced quotes or brackets,
 dangling operators, and queries with no positive term.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: typing.NamedTuple compiles a
+# string annotation, and the first compile() of a process costs each hook
+# several milliseconds (CPython builds its syntax tree types for it).
 import math
 import re
 from bisect import bisect_right
@@ -80,14 +81,14 @@ class Term(NamedTuple):
 class And(NamedTuple):
     """All of ``must`` match and none of ``must_not``."""
 
-    must: tuple[Node, ...]
-    must_not: tuple[Node, ...] = ()
+    must: tuple["Node", ...]
+    must_not: tuple["Node", ...] = ()
 
 
 class Or(NamedTuple):
     """Any of ``should`` matches."""
 
-    should: tuple[Node, ...]
+    should: tuple["Node", ...]
 
 
 Node = Union[Term, And, Or]  # noqa: UP007 - a runtime alias, kept 3.10-compatible

@@ -23,7 +23,7 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from sessions_graph.errors import ConfigError, MemoryValidationError
 from sessions_graph.validation import check_id, check_workspace
@@ -129,18 +129,33 @@ def redact_value(key: str, value: Any) -> Any:
     return value
 
 
-class Field(NamedTuple):
+class Field:
     """One setting: its name, its type as written (``"str"``, ``"int"``,
-    ``"float"``, ``"bool"``) and its default (or a factory making it)."""
+    ``"float"``, ``"bool"``) and its default (or a factory making it).
+    (A plain class, not a NamedTuple: typing compiles a NamedTuple's string
+    annotations, and a process's first compile() costs each hook several
+    milliseconds, CPython building its syntax tree types.)"""
 
-    name: str
-    type: str
-    default: Any = None
-    default_factory: Callable[[], Any] | None = None
+    __slots__ = ("default", "default_factory", "name", "type")
+
+    def __init__(
+        self,
+        name: str,
+        type: str,
+        default: Any = None,
+        default_factory: Callable[[], Any] | None = None,
+    ) -> None:
+        self.name = name
+        self.type = type  # as written: the annotations are strings here
+        self.default = default
+        self.default_factory = default_factory
 
 
-class _Factory(NamedTuple):
-    factory: Callable[[], Any]
+class _Factory:
+    __slots__ = ("factory",)
+
+    def __init__(self, factory: Callable[[], Any]) -> None:
+        self.factory = factory
 
 
 def field(*, default_factory: Callable[[], Any]) -> Any:

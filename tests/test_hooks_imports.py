@@ -99,7 +99,9 @@ def test_hook_imports_nothing_heavy(tmp_path: Path, store_up: bool) -> None:
 
 def test_injecting_context_imports_nothing_heavy(tmp_path: Path) -> None:
     """SessionStart and UserPromptSubmit read the store and answer with
-    context: still no pydantic, typer, LLM client or reconciliation pipeline."""
+    context (the ledger row, the prompt's interaction, recall's exchanges):
+    still no pydantic, typer, LLM client or reconciliation pipeline, nor
+    the standard library's heavier modules."""
     from sessions_graph.graph import SessionsGraph
 
     db = tmp_path / "h.db"
@@ -116,15 +118,19 @@ def test_injecting_context_imports_nothing_heavy(tmp_path: Path) -> None:
         ],
     )
     graph.close()
-    for event in ("SessionStart", "UserPromptSubmit"):
+    # The prompt in a session of its own: what SessionStart showed is not
+    # injected again in its session.
+    for event, session in (("SessionStart", "s-1"), ("UserPromptSubmit", "s-2")):
         modules = imported_modules(
-            claude_payload(event, "s-1", None, prompt="which store for the cache?"),
+            claude_payload(event, session, None, prompt="SQLite for the cache?"),
             env,
-            output=event == "SessionStart",
+            output=True,
         )
-        assert [m for m in _heavy(modules) if m not in INJECTION_MAY_LOAD] == [], event
-        if event == "SessionStart":
-            assert "sessions_graph.hooks.inject" in modules
+        assert _heavy(modules) == [], event
+        # A prompt sent without a transcript derives its action id (``hashlib``).
+        derives = {"hashlib"} if event == "UserPromptSubmit" else set()
+        assert (CAPTURE_NEVER_LOADS - INJECTION_MAY_LOAD - derives) & modules == set(), event
+        assert "sessions_graph.hooks.inject" in modules
 
 
 def test_replaying_the_spool_imports_nothing_heavy(tmp_path: Path) -> None:

@@ -25,8 +25,9 @@ Graph shape, the same logically in both engines::
     (:Session)-[:RECEIVED]->(:Injection)  (the injection ledger)
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: typing.NamedTuple compiles a
+# string annotation, and the first compile() of a process costs each hook
+# several milliseconds (CPython builds its syntax tree types for it).
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, NamedTuple

@@ -7,8 +7,9 @@ of ``interactions`` (a resumed session's own story): one shape, one budget
 rule, one quoting, whoever builds the block.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: typing.NamedTuple compiles a
+# string annotation, and the first compile() of a process costs each hook
+# several milliseconds (CPython builds its syntax tree types for it).
 import json
 from collections.abc import Callable
 from typing import NamedTuple

@@ -23,8 +23,9 @@ Each line is routed by its shape, so one reader serves Claude Code
 transcripts and Codex rollouts (and a file mixing both would still work).
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: typing.NamedTuple compiles a
+# string annotation, and the first compile() of a process costs each hook
+# several milliseconds (CPython builds its syntax tree types for it).
 import json
 import os
 import stat

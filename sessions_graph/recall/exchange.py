@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import NamedTuple
 
 from sessions_graph.engines.base import Engine, Record
 
@@ -29,15 +28,19 @@ BATCH_PER_HIT = 2
 _SPACE = re.compile(r"\s+")
 
 
-class Turn(NamedTuple):
-    """What the windows say about one turn hit. (A named tuple rather than a
-    dataclass: ``dataclasses`` imports ``inspect``, several milliseconds of
-    every ``recall`` process.)"""
+class Turn:
+    """What the windows say about one turn hit. (A plain class: the
+    ``dataclasses`` module costs a prompt's hook several milliseconds of
+    imports.)"""
 
-    window: list[Record]  # its session's actions around it, by seq
-    members: list[Record]  # the exchange (request first), or just the turn
-    exchange: str | None  # the exchange's key, None for a turn of its own
-    text_key: str  # its text folded (``text_key``)
+    __slots__ = ("exchange", "members", "text_key", "window")
+
+    def __init__(self, window: list[Record], members: list[Record], exchange: str | None) -> None:
+        self.window = window  # its session's actions around it, by seq
+        self.members = members  # the exchange (request first), or just the turn
+        self.exchange = exchange  # the exchange's key, None for a turn of its own
+        # Identical texts share it (``text_key``).
+        self.text_key = text_key("turn", [m.get("text") or "" for m in members])
 
 
 def members_of(window: Sequence[Record], action_id: str) -> tuple[list[Record], str | None]:
@@ -105,5 +108,4 @@ class Exchanges:
             members, exchange = members_of(window, hit_id)
             if not members:
                 continue
-            key = text_key("turn", [m.get("text") or "" for m in members])
-            self._turns[hit_id] = Turn(window, members, exchange, key)
+            self._turns[hit_id] = Turn(window, members, exchange)

@@ -20,8 +20,9 @@ list of entity mentions) are not comparable, ranks are: an item scores
   it instead of taking a place (``select``'s ``group_of``).
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: typing.NamedTuple compiles a
+# string annotation, and the first compile() of a process costs each hook
+# several milliseconds (CPython builds its syntax tree types for it).
 import heapq
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple

@@ -1,8 +1,9 @@
 """A recall request, checked: every rule on the caller's input lives here, so
 the façade, the CLI, hooks and the MCP server refuse the same things."""
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: typing.NamedTuple compiles a
+# string annotation, and the first compile() of a process costs each hook
+# several milliseconds (CPython builds its syntax tree types for it).
 from collections.abc import Sequence
 from typing import NamedTuple
 
