@@ -22,7 +22,8 @@ FalkorDB spelling. Those, and only those, are translated (``_translate``):
   does nothing, FalkorDB keeps labels indexed itself; a text index becomes
   ``db.idx.fulltext.createNodeIndex`` over the same properties, without
   stemming or stop words (Tantivy's default tokenizer has neither). The
-  ``DROP`` forms likewise.
+  ``DROP`` forms likewise. Each returns once FalkorDB has built the object,
+  as Memgraph's DDL does (FalkorDB builds in the background).
 * ``CALL text_search.search(index, $query, limit)``: FalkorDB's full-text
   ``db.idx.fulltext.queryNodes`` on the index's label, best score first, at
   most ``limit`` nodes (the procedure's own limit). ``$query`` is Tantivy
@@ -40,6 +41,7 @@ Errors come back as the driver's ``ClientError`` with FalkorDB's message.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -197,15 +199,18 @@ class FalkorDriver:
             ]
         if m := _CONSTRAINT.match(body):
             self._constraint(m.group(1).upper(), m.group(2), re.findall(r"\.(\w+)", m.group(3)))
+            self._settled()
             return []
         if m := _INDEX.match(body):
             self._index(m.group(1).upper(), m.group(2), m.group(3))
+            self._settled()
             return []
         if m := _TEXT_INDEX.match(body):
             label, properties = m.group(2), [p.strip() for p in m.group(3).split(",")]
             fields = ", ".join(f"{{field: '{p}', nostem: true}}" for p in properties)
             options = f"{{label: '{label}', stopwords: []}}"
             self._query(f"CALL db.idx.fulltext.createNodeIndex({options}, {fields})")
+            self._settled()
             return []
         if m := _DROP_TEXT.match(body):
             self._query(f"CALL db.idx.fulltext.drop('{TEXT_INDEXES[m.group(1)][0]}')")
@@ -223,6 +228,17 @@ class FalkorDriver:
             names = [column[1] for column in result.header]
             return [dict(zip(names, map(_value, row), strict=True)) for row in result.result_set]
         return None
+
+    def _settled(self) -> None:
+        """Wait until every index and constraint is in use: FalkorDB builds
+        them in the background, where Memgraph's DDL returns once they are
+        there (a write meanwhile could miss a full-text index)."""
+        deadline = time.monotonic() + 10
+        while any(row[-2] != "OPERATIONAL" for row in self._query("CALL db.indexes()")) or any(
+            row[-1] != "OPERATIONAL" for row in self._query("CALL db.constraints()")
+        ):
+            assert time.monotonic() < deadline, "FalkorDB did not finish building its indexes"
+            time.sleep(0.005)
 
     def _show_indexes(self) -> list[dict[str, Any]]:
         rows = []
