@@ -387,6 +387,45 @@ GAPS: dict[str, str] = {
         ],
         _SCORES,
     ),
+    **dict.fromkeys(
+        [
+            "test_a_chunk_a_dead_run_held_is_extracted_when_its_claim_expires",
+            "test_a_chunk_another_run_holds_is_waited_for_not_sent",
+            "test_a_chunk_claimed_by_one_extractor_is_not_claimed_by_the_other",
+            "test_a_failed_extraction_gives_its_chunk_claim_up",
+            "test_a_failed_session_counts_every_request_it_sent",
+            "test_a_session_reconciles_through_an_openai_compatible_server",
+            "test_a_short_chunk_keeps_its_local_findings_without_an_llm_call",
+            "test_an_llm_pass_after_the_local_one_adds_and_loses_nothing",
+            "test_changed_memory_is_relinked_and_orphans_collected",
+            "test_command_line_passwords_never_reach_the_store_or_recall",
+            "test_concurrent_sweeps_never_share_a_session",
+            "test_deeply_nested_json_is_reconciled",
+            "test_descriptions_are_per_mention",
+            "test_expired_claim_is_taken_over",
+            "test_failure_is_recorded_and_keeps_the_last_summary",
+            "test_forget_removes_what_only_the_session_named",
+            "test_forget_session_keeps_what_others_still_use",
+            "test_forget_user_removes_everything_only_they_produced",
+            "test_local_extraction_is_deduped_by_hash_and_incremental",
+            "test_named_entities_come_from_the_optional_model",
+            "test_new_content_queues_the_session_and_only_it_is_extracted",
+            "test_no_secret_becomes_an_entity",
+            "test_reconcile_session_extracts_and_links",
+            "test_reconciled_content_is_never_sent_again",
+            "test_sweep_dedups_shared_chunks_in_flight",
+            "test_the_llm_writes_one_digest_per_session_and_never_twice",
+            "test_the_local_extractor_leaves_what_the_llm_extracted",
+            "test_units_are_prepared_off_the_event_loop",
+            "test_without_an_llm_the_digest_is_offline",
+            "test_without_an_llm_the_local_extractor_runs",
+        ],
+        _MAPS.format("reconciliation claims chunks and writes entities (lists of maps, maps)"),
+    ),
+    "test_auto_reconcile_from_settings": (
+        "reconciles in a child process, which opens the store from its settings: the"
+        " FalkorDB-backed driver exists only in the test process"
+    ),
     "test_stemming_matches_word_forms": (
         "needs word forms matched by stemming, which neither Tantivy's default tokenizer"
         " nor this full-text index (no stemming, as Tantivy's) does"
