@@ -14,6 +14,7 @@ from typing import Any
 
 import neo4j
 import pytest
+from falkordb_store import Store, seed
 from memgraph_on_falkordb import FalkorDriver
 
 from sessions_graph import SessionsGraph
@@ -146,3 +147,31 @@ def test_a_server_older_than_3_6_is_refused_at_the_first_search(open_graph: Open
     with pytest.raises(StoreError, match=r"Memgraph 3\.5\.9 is older than 3\.6\.0"):
         graph.search_memories("alice", "zebra")
     assert _searches(driver) == []
+
+
+def test_the_entity_lane_finds_the_users_own_mentions_only(falkor: Any, request: Any) -> None:
+    """Entities written by the reconciliation statements that store no map
+    (tests/falkordb_store.seed: alice's and bob's chunks naming Zebra), read
+    through the engine's ``recall_entities``."""
+    key = re.sub(r"\W", "_", request.node.name)
+    store = Store(falkor, key)
+    seed(store, "alice", project="/src/app")
+    seed(store, "bob", project="/src/app")
+    driver = FalkorDriver(falkor, key)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(neo4j.GraphDatabase, "driver", lambda uri, **_: driver)
+            engine = MemgraphEngine("bolt://falkordb.invalid:7687")
+        found = engine.recall_entities("alice", ["zebra"], 10)
+        assert [e["name"] for e in found] == ["Zebra"]
+        units = {(u["unit_kind"], u["unit_id"]) for u in found[0]["units"]}
+        assert units == {
+            ("action", "a-2"),
+            ("memory", "m-alice"),
+            ("memory", "m-alice-in-session"),
+        }
+        assert "bob" not in str(found)
+        assert engine.recall_entities("alice", ["quagga"], 10) == []
+        assert engine.recall_entities("carol", ["zebra"], 10) == []
+    finally:
+        driver.graph.delete()
