@@ -552,6 +552,16 @@ def test_deleting_a_memory_collects_its_chunks_and_entities(engine: Engine) -> N
 
 
 # -- forgetting --------------------------------------------------------------------------
+def test_forgetting_chunks_no_extraction_named_counts_no_entity(engine: Engine) -> None:
+    """Chunks deleted with their session, none ever extracted: chunks counted,
+    entities none (an engine must not count an entity for a chunk that named none)."""
+    chunked_session(engine, "s-1", "alice", "h1", "h2")
+    chunked_session(engine, "s-2", "alice", "h3")
+    counts = engine.forget_session("s-1")
+    assert (counts["chunks"], counts["entities"]) == (2, 0)
+    assert engine.status()["counts"]["chunks"] == 1  # s-2's stays
+
+
 def test_forget_counts_have_the_same_keys_and_meaning(engine: Engine) -> None:
     chunked_session(engine, "s-1", "alice", "h1", "shared")
     chunked_session(engine, "s-2", "alice", "h2")
