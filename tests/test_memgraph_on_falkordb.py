@@ -15,9 +15,10 @@ from typing import Any
 import neo4j
 import pytest
 from falkordb_store import Store, seed
-from memgraph_on_falkordb import FalkorDriver
+from memgraph_on_falkordb import CURRENT_RELEASE, FalkorDriver
 
 from sessions_graph import SessionsGraph
+from sessions_graph.cypher import load
 from sessions_graph.engines.memgraph import MemgraphEngine
 from sessions_graph.errors import StoreError
 from sessions_graph.settings import Settings
@@ -175,3 +176,29 @@ def test_the_entity_lane_finds_the_users_own_mentions_only(falkor: Any, request:
         assert engine.recall_entities("carol", ["zebra"], 10) == []
     finally:
         driver.graph.delete()
+
+
+def test_setup_rewrites_only_the_turn_documents_cut_otherwise(open_graph: Open) -> None:
+    """``setup`` writes turn documents again for the actions indexed before
+    the current cut (schema version 10), never for those indexed now: on a
+    large store every setup would otherwise rewrite every document."""
+    graph, driver = open_graph(CURRENT_RELEASE)
+    _recorded(graph)
+    rewrite = load("recall/set_documents")
+    driver.sent.clear()
+    graph.setup()
+    assert rewrite not in driver.sent
+
+    driver.graph.query(
+        "MATCH (a:Action {action_id: 's-web-0'}) SET a.recall_cut_bytes = 40, a.recall_body = ''"
+    )
+    graph.setup()
+    [[cut, body]] = driver.graph.query(
+        "MATCH (a:Action {action_id: 's-web-0'}) RETURN a.recall_cut_bytes, a.recall_body"
+    ).result_set
+    assert cut != 40 and "zebra" in body
+    assert {h.session_id for h in graph.recall("alice", "zebra").hits if h.kind == "turn"} == {
+        "s-app",
+        "s-web",
+        "s-late",
+    }
