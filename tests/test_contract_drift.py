@@ -552,6 +552,29 @@ def test_deleting_a_memory_collects_its_chunks_and_entities(engine: Engine) -> N
 
 
 # -- forgetting --------------------------------------------------------------------------
+def test_forgetting_chunks_no_extraction_named_counts_no_entity(engine: Engine) -> None:
+    """Chunks deleted with their session, none ever extracted: chunks counted,
+    entities none (an engine must not count an entity for a chunk that named none)."""
+    chunked_session(engine, "s-1", "alice", "h1", "h2")
+    chunked_session(engine, "s-2", "alice", "h3")
+    chunked_session(engine, "s-bare", "alice")  # no action, no chunk
+    counts = engine.forget_session("s-1")
+    assert (counts["chunks"], counts["entities"]) == (2, 0)
+    assert engine.status()["counts"]["chunks"] == 1  # s-2's stays
+    counts = engine.forget_session("s-bare")
+    assert (counts["sessions"], counts["chunks"], counts["entities"]) == (1, 0, 0)
+
+
+def test_a_failed_session_is_claimed_again_only_when_asked(engine: Engine) -> None:
+    engine.start_session("s-1", "alice", T0, None, None)
+    engine.end_session("s-1", T1)
+    assert [s["session_id"] for s in engine.claim_sessions("run", 60, 10)] == ["s-1"]
+    assert engine.finish_reconciliation("s-1", "run", "failed", T2, None, "boom")
+    assert engine.claim_sessions("run-2", 60, 10) == []  # failed: not by default
+    claimed = engine.claim_sessions("run-2", 60, 10, include_failed=True)
+    assert [s["session_id"] for s in claimed] == ["s-1"]
+
+
 def test_forget_counts_have_the_same_keys_and_meaning(engine: Engine) -> None:
     chunked_session(engine, "s-1", "alice", "h1", "shared")
     chunked_session(engine, "s-2", "alice", "h2")

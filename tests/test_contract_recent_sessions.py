@@ -104,6 +104,7 @@ def test_another_users_sessions_never_show(graph: SessionsGraph) -> None:
     ],
 )
 def test_bad_arguments_are_refused(graph: SessionsGraph, kwargs: dict[str, object]) -> None:
+    kwargs = dict(kwargs)  # the parameter is shared by every engine's run
     user = kwargs.pop("user_id")
     with pytest.raises(MemoryValidationError):
         graph.recent_sessions(user, **kwargs)  # type: ignore[arg-type]

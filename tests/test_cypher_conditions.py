@@ -384,3 +384,30 @@ def test_recent_sessions_keep_to_the_project_and_quote_the_first_request(
     [row] = store.run("session/recent", **recent, project_key="/src/app")
     assert "alice talks about the zebra, turn 1" in row  # the first request, not a later one
     assert "alice talks about the zebra, turn 2" in row  # the last answer
+
+
+def test_an_interaction_is_read_only_until_it_expires(stores: tuple[Store, Store]) -> None:
+    store, _ = stores
+    store.run(
+        "interaction/save",
+        interaction_id="i-short",
+        user_id="alice",
+        session_id="s-alice",
+        source="recall",
+        created_at="2024-05-05T10:00:00Z",
+        expires_at="2024-05-05T11:00:00Z",
+        question="which queue?",
+        context="[]",
+        answer=None,
+        feedback=None,
+        seq_from=3,
+        items=0,
+    )
+    ask = {"interaction_id": "i-short", "user_id": "alice"}
+    assert [r[0] for r in store.run("interaction/get", **ask, now="2024-05-05T10:59:59Z")] == [
+        "i-short"
+    ]
+    assert store.run("interaction/get", **ask, now="2024-05-05T11:00:00Z") == []
+    # One without an expiry is live whenever it is read.
+    forever = {"interaction_id": "i-alice", "user_id": "alice", "now": "2099-01-01T00:00:00Z"}
+    assert [r[0] for r in store.run("interaction/get", **forever)] == ["i-alice"]

@@ -237,7 +237,6 @@ class MemgraphEngine(
             raise StoreUnavailableError(
                 f"cannot use Memgraph URI {self.location}: {reason}"
             ) from None
-        self._closed = False
 
     # -- plumbing -------------------------------------------------------------
     def _call(self, work: Callable[[Any], T]) -> T:
@@ -364,9 +363,8 @@ class MemgraphEngine(
         self._write(lambda tx: _rows(tx, "schema/delete_version"))
 
     def close(self) -> None:
-        if not self._closed:
-            self._closed = True
-            self._driver.close()
+        # The driver's own close does nothing the second time.
+        self._driver.close()
 
     def status(self, user_id: str | None = None) -> Record:
         # As the embedded engine: counts only for a store at this schema version.

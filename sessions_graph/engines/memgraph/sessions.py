@@ -225,16 +225,14 @@ class Sessions:
             keyed += batch
         return keyed
 
-    def _mark_origins(self) -> dict[str, int]:
+    def _mark_origins(self) -> None:
         """Give the actions stored before origins were kept theirs (schema
         version 6, run by ``setup``): classified a batch per transaction with
         ``provenance.origin``, then results of derived calls marked derived.
         Every session that held a derived or client action, or a message
         with an element cut out, loses those actions' chunks (and the
         entities only they held), gets its turn documents written again
-        and goes back to reconciliation. Returns how many were marked, by
-        origin."""
-        marked: dict[str, int] = {}
+        and goes back to reconciliation."""
         recut: set[str] = set()
         while batch := self._read("schema/unmarked_actions", limit=ORIGIN_BATCH):
             marks = []
@@ -244,16 +242,11 @@ class Sessions:
                 marks.append({"action_key": row["action_key"], "origin": kind})
                 if kind != CONVERSATION or conversation_text(text, row["action_type"]) != text:
                     recut.add(row["session_id"])
-                if kind != CONVERSATION:
-                    marked[kind] = marked.get(kind, 0) + 1
             self._write(lambda tx, m=marks: _rows(tx, "schema/set_origins", marks=m))
         results = self._write(lambda tx: _rows(tx, "schema/derived_results"))
-        if results:
-            marked["derived"] = marked.get("derived", 0) + len(results)
-            recut.update(r["session_id"] for r in results)
+        recut.update(r["session_id"] for r in results)
         for session_id in sorted(recut):
             self._write(lambda tx, s=session_id: self._recut_session(tx, s))
-        return marked
 
     def _recut_session(self, tx: Any, session_id: str) -> None:
         """A session's derived and client actions out of the turn index and

