@@ -89,6 +89,12 @@ REAL_WORLD_SECRETS = [
     ("$ curl -u admin:hunter2xyz https://api.example.com", "hunter2xyz", "https://api.example.com"),
     ("curl --user deploy:Pa55w0rd! -X POST https://x.io", "Pa55w0rd!", "-X POST"),
     ("curl -s \\\n-u deploy:Pa55w0rd! https://x.io", "Pa55w0rd!", "https://x.io"),
+    # "curl" after another command's -u on the same line
+    (
+        "docker run --rm -u 1000:1000 app:latest && curl -u admin:Pa55w0rd! https://x.io",
+        "Pa55w0rd!",
+        "-u 1000:1000 app:latest",
+    ),
     # two passwords on one long command line: the second is far from "curl"
     (
         "curl --retry 3 --retry-delay 2 --max-time 30 -u deploy:Pa55w0rd!"
