@@ -83,6 +83,22 @@ REAL_WORLD_SECRETS = [
     ("TWILIO_AUTH=SKshortButSecret ok", "SKshortButSecret", " ok"),
     ("export SESSIONID=abc123def456 done", "abc123def456", "done"),
     ('TOKEN="$(cat /run/secrets/t)x9"', "cat /run/secrets", "TOKEN="),
+    # each key word the docs list: access key, private key, credentials
+    (
+        "MINIO_ACCESS_KEY=Q3AM3UQ867SPQQA43P2F\nMINIO_REGION=eu",
+        "Q3AM3UQ867SPQQA43P2F",
+        "MINIO_REGION",
+    ),
+    (
+        "JWT_PRIVATE_KEY='MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4WGeKLs1Pt8Qu'",
+        "MIIBOgIBAAJBAKj34Gkx",
+        "JWT_PRIVATE_KEY=",
+    ),
+    (
+        "GOOGLE_CREDENTIALS=eyJ0eXBlIjoic2VydmljZV9hY2NvdW50In0= terraform plan",
+        "eyJ0eXBlIjoic2VydmljZV9hY2NvdW50In0",
+        "terraform plan",
+    ),
     # a value that starts with a word forms use ("changed", "reset") is still a password
     ("MYSQL_PASSWORD=Changed2024!\nMYSQL_USER=app", "Changed2024!", "MYSQL_USER=app"),
     # command lines
@@ -108,6 +124,7 @@ REAL_WORLD_SECRETS = [
     ("sshpass -p hunter2xyz ssh deploy@host", "hunter2xyz", "ssh deploy@host"),
     ("openssl enc -aes256 -pass pass:hunter2xyz -in f", "hunter2xyz", "-in f"),
     ("gh auth login --token abc123def456 --hostname x", "abc123def456", "--hostname x"),
+    ("oauth2-proxy --client-secret=Zq8kd93xQw --provider=github", "Zq8kd93xQw", "--provider"),
     (
         "aws configure set aws_secret_access_key wJalrXUtnFEMIK7MDENG",
         "wJalrXUtnFEMI",
