@@ -85,9 +85,9 @@ REAL_WORLD_SECRETS = [
     ('TOKEN="$(cat /run/secrets/t)x9"', "cat /run/secrets", "TOKEN="),
     # each key word the docs list: access key, private key, credentials
     (
-        "MINIO_ACCESS_KEY=Q3AM3UQ867SPQQA43P2F\nMINIO_REGION=eu",
-        "Q3AM3UQ867SPQQA43P2F",
-        "MINIO_REGION",
+        "MINIO_ACCESS_KEY=minioadmin\nMINIO_SECRET_KEY=minioadmin",
+        "minioadmin",
+        "MINIO_SECRET_KEY=",
     ),
     (
         "JWT_PRIVATE_KEY='MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4WGeKLs1Pt8Qu'",
