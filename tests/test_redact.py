@@ -335,8 +335,8 @@ def test_a_secret_found_in_the_decoded_view_is_cut_from_the_raw_text() -> None:
     assert redact(f"\x1b[1;32m{GHP}\x1b[0m is your new token") == (
         "\x1b[1;32m[REDACTED:github_token]\x1b[0m is your new token"
     )
-    assert redact(f"build ok\nwarnings: 0\ncreated \x1b[1m{GHP}\x1b[0m\n") == (
-        "build ok\nwarnings: 0\ncreated \x1b[1m[REDACTED:github_token]\x1b[0m\n"
+    assert redact(f"build ok\nwarnings: 0\ncreated \x1b[1m{GHP}\n") == (
+        "build ok\nwarnings: 0\ncreated \x1b[1m[REDACTED:github_token]\n"
     )
     grep = "config/prod.env:3:AKIAIOSFODNN7EXAMPL\x1b[01;31m\x1b[KE\x1b[m\x1b[K"
     assert redact(grep) == "config/prod.env:3:[REDACTED:aws_access_key]\x1b[m\x1b[K"
