@@ -340,6 +340,12 @@ def test_a_secret_found_in_the_decoded_view_is_cut_from_the_raw_text() -> None:
     )
     grep = "config/prod.env:3:AKIAIOSFODNN7EXAMPL\x1b[01;31m\x1b[KE\x1b[m\x1b[K"
     assert redact(grep) == "config/prod.env:3:[REDACTED:aws_access_key]\x1b[m\x1b[K"
+    # Coloured YAML (yq -C, bat): a name/value pair over two escaped lines.
+    yaml = (
+        "\x1b[34menv\x1b[0m:\n  - \x1b[34mname\x1b[0m: \x1b[32mAPI_TOKEN\x1b[0m\n"
+        "    \x1b[34mvalue\x1b[0m: \x1b[32mlettersonlytoken\x1b[0m\n"
+    )
+    assert redact(yaml) == yaml.replace("lettersonlytoken", "[REDACTED:token]")
     # Secrets of two rules in one escaped stretch, all of them found.
     listing = f"\x1b[1m{GHP}\x1b[0m \x1b[1m{GHO}\x1b[0m {escaped}"
     assert redact_counted(listing) == (
