@@ -315,11 +315,14 @@ def _is_not_a_value(value: str) -> bool:
 #: an escaped newline, tab or quote (the value sits in a JSON string), unless
 #: ``_is_not_a_value``; ``find`` gives back trailing ``,)]}``. It needs 3
 #: characters so that flags like ``auth=on`` survive.
+#: Never one that starts with escaped quotes (``\\\"pw\\\"``, JSON inside JSON):
+#: taking the backslash would break the escaping and leave the password; the
+#: decoded view, which sees the quotes, cuts the password alone.
 _VALUE = r"""
     (?P<q>["'`])?
     (?P<secret>(?(q)
         (?!\$\{?\w{1,64}\}?(?P=q)) (?:\\.|(?!(?P=q))[^\\\n])+
-      | (?=[^\s"'`;]{3}) (?:[^\s"'`;\\]|\\(?![nrt"]))+
+      | (?=[^\s"'`;]{3}) (?!\\+["'`]) (?:[^\s"'`;\\]|\\(?![nrt"]))+
     ))
 """
 
@@ -328,15 +331,16 @@ def _arg(stop: str = "") -> str:
     """A command-line argument that is a password: quoted, up to its closing
     quote (``-p 'Pa55&word'``; a quoted shell variable is a reference and
     stays), or bare, up to whitespace, a quote or a shell operator (or one
-    of ``stop``). A bare value never starts with an escaped quote: in a JSON
-    tool call, ``-p \\"x\\"`` is left to the decoded view, which sees the
+    of ``stop``). A bare value never starts with an escaped quote, however
+    many times escaped: in a JSON tool call, ``-p \\"x\\"`` (``-p \\\\\\"x``
+    in JSON inside JSON) is left to the decoded view, which sees the
     quotes, so that only the password is cut and the JSON stays valid."""
     stop = re.escape(stop)
     return rf"""
     (?P<q>["'])?
     (?P<secret>(?(q)
         (?!\$\{{?\w{{1,64}}\}}?(?P=q)) (?:\\.|(?!(?P=q))[^\\\n])+
-      | (?:[^\s"'`;|&<>\\{stop}]|\\(?![nrt"']))+
+      | (?!\\+["'])(?:[^\s"'`;|&<>\\{stop}]|\\(?![nrt"']))+
     ))
 """
 
@@ -917,7 +921,7 @@ def _redact_decoded(text: str) -> tuple[str, int]:
         if merged and start < merged[-1][1]:
             first_start, last_end, _ = merged[-1]
             merged[-1] = (first_start, max(last_end, end), marker)
-        elif start < end:
+        else:  # never empty: a decoded character maps to one source character or more
             merged.append((start, end, marker))
     return _splice(text, merged), len(merged)
 

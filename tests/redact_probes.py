@@ -433,8 +433,8 @@ def _quoted(password: str, quote: str) -> str:
 def cli_probes() -> list[tuple[str, str, str]]:
     """(description, text, secret) for every command line, password quoting
     and encoding: bare (a password without shell specials, as one types it
-    unquoted), in single and in double quotes, each as typed and inside a
-    JSON tool call."""
+    unquoted), in single and in double quotes, each as typed, inside a JSON
+    tool call, and inside a tool result that shows that call."""
     probes = []
     for name, line in COMMAND_LINES:
         forms = [
@@ -445,6 +445,10 @@ def cli_probes() -> list[tuple[str, str, str]]:
         for form, text, secret in forms:
             probes.append((f"{name}, {form}", text, secret))
             probes.append((f"{name}, {form}, in a tool call", _call(command=text), secret))
+            # A tool result that shows the call (a transcript or a log read
+            # back): three encodings deep, a quote escaped twice.
+            shown = json.dumps({"stdout": _call(command=text)})
+            probes.append((f"{name}, {form}, in a tool call shown in a tool result", shown, secret))
     return probes
 
 

@@ -9,13 +9,15 @@ from __future__ import annotations
 import pytest
 
 from sessions_graph.errors import InvalidQueryError
+from sessions_graph.index_text.words import index_text
 from sessions_graph.query import (
-    MAX_QUERY_CHARS,
     And,
     Or,
     Term,
     has_prefix,
+    local_score,
     matches,
+    needs_local,
     parse,
     term_hits,
     to_fts5,
@@ -68,7 +70,7 @@ def test_parse_builds_the_tree(query: str, tree: object) -> None:
         ("", "empty"),
         ("   ", "empty"),
         ("!!!", "no searchable words"),
-        ("x" * (MAX_QUERY_CHARS + 1), "longer than"),
+        ("x" * 1001, "longer than"),
     ],
 )
 def test_parse_errors_say_what_is_wrong(query: str, message: str) -> None:
@@ -85,6 +87,70 @@ def test_tokens_are_letters_and_digits_lowercased_and_not_too_long() -> None:
     assert tokenize("Rules2024 were_updated: C++!") == ["rules2024", "were", "updated", "c"]
     assert tokenize("a" * 41 + " b") == ["a" * 41, "b"]  # long tokens are kept
     assert tokenize("我喜欢Tokyo東京") == ["我", "喜", "欢", "tokyo", "東", "京"]
+
+
+#: Each script written without spaces (the blocks named in ``query.py``), by
+#: the characters on either side of its boundaries: (code point, whether it
+#: is a token of its own). A neighbour outside that is a letter (Georgian,
+#: Ethiopic, Yi, a Latin ligature, a halfwidth Hangul filler) joins the word
+#: it stands in; the others (symbols, unassigned code points, a lone
+#: surrogate) are no letters, which only the turn index shows: it spaces every
+#: CJK code point apart, and SQLite's tokenizer reads an unassigned one as part
+#: of a word.
+CJK_BOUNDARIES = [
+    (0x10FF, False),  # Georgian letter, before Hangul Jamo
+    (0x1100, True),  # Hangul Jamo, first and last
+    (0x11FF, True),
+    (0x1200, False),  # Ethiopic syllable, after
+    (0x303F, False),  # ideographic half fill space, before the kana
+    (0x3040, True),  # Hiragana and Katakana, first (unassigned) and last
+    (0x30FF, True),
+    (0x3100, True),  # Bopomofo, first (unassigned, right after Katakana) and last
+    (0x31BF, True),
+    (0x31C0, False),  # CJK stroke, after
+    (0x31EF, False),  # before the Katakana Phonetic Extensions
+    (0x31F0, True),
+    (0x31FF, True),
+    (0x3200, False),  # enclosed CJK letters, after
+    (0x33FF, False),  # CJK compatibility square, before Extension A
+    (0x3400, True),
+    (0x4DBF, True),
+    (0x4DC0, False),  # hexagram, after
+    (0x4DFF, False),  # hexagram, before the Unified Ideographs
+    (0x4E00, True),
+    (0x9FFF, True),
+    (0xA000, False),  # Yi syllable, after
+    (0xA95F, False),  # Rejang section mark, before Hangul Jamo Extended-A
+    (0xA960, True),
+    (0xA97F, True),
+    (0xA980, False),  # Javanese sign, after
+    (0xABFF, False),  # before the Hangul Syllables (and Jamo Extended-B)
+    (0xAC00, True),
+    (0xD7FF, True),
+    (0xD800, False),  # a lone surrogate, after
+    (0xF8FF, False),  # private use, before the Compatibility Ideographs
+    (0xF900, True),
+    (0xFAFF, True),
+    (0xFB00, False),  # Latin ligature ff, after
+    (0xFF65, False),  # halfwidth middle dot, before halfwidth Katakana
+    (0xFF66, True),
+    (0xFF9F, True),
+    (0xFFA0, False),  # halfwidth Hangul filler, after
+    (0x1FFFF, False),  # before Extension B
+    (0x20000, True),  # Extension B to the Compatibility Supplement
+    (0x2FA1F, True),
+    (0x2FA20, False),
+]
+
+
+@pytest.mark.parametrize(
+    ("code", "cjk"), CJK_BOUNDARIES, ids=[f"U+{c:04X}" for c, _ in CJK_BOUNDARIES]
+)
+def test_cjk_blocks_end_where_they_are_documented(code: int, cjk: bool) -> None:
+    char = chr(code)
+    assert index_text(f"x{char}y") == (f"x {char} y" if cjk else f"x{char}y")
+    if char.isalnum():
+        assert tokenize(f"x{char}y") == (["x", char, "y"] if cjk else [f"x{char}y"])
 
 
 # -- rendering for SQLite FTS5 -------------------------------------------------------------
@@ -173,10 +239,72 @@ def test_term_hits_counts_every_occurrence() -> None:
     )
 
 
-def test_deep_nesting_is_a_query_error_not_a_crash() -> None:
-    from sessions_graph.query import MAX_DEPTH
+# -- limits: exactly at each one accepted, one over refused ---------------------------------------
+def test_a_query_of_1000_characters_is_accepted_and_one_more_refused() -> None:
+    words = "python " * 142 + "x" * 6  # 1,000 characters
+    assert parse(words) == Or((Term(("python",)),) * 142 + (Term(("xxxxxx",)),))
+    with pytest.raises(InvalidQueryError, match="longer than 1000 characters"):
+        parse(words + "x")
 
-    assert parse("(" * MAX_DEPTH + "python" + ")" * MAX_DEPTH) == Term(("python",))
-    for depth in (MAX_DEPTH + 1, 330):
-        with pytest.raises(InvalidQueryError, match="nest deeper"):
-            parse("(" * depth + "python" + ")" * depth)
+
+def test_parentheses_nest_32_deep_and_no_deeper() -> None:
+    """The depth counts open groups, not every group seen: groups side by
+    side (closed again) leave the limit where it was."""
+    assert parse("(" * 32 + "python" + ")" * 32) == Term(("python",))
+    siblings = "(a) (b) "
+    assert parse(siblings + "(" * 32 + "python" + ")" * 32) == Or(
+        (Term(("a",)), Term(("b",)), Term(("python",)))
+    )
+    for query in ("(" * 33 + "python" + ")" * 33, siblings + "(" * 33 + "python" + ")" * 33):
+        with pytest.raises(InvalidQueryError, match="nest deeper than 32 levels"):
+            parse(query)
+
+
+# -- a quoted operator or bracket is text, not syntax ----------------------------------------------
+@pytest.mark.parametrize(
+    ("query", "tree"),
+    [
+        # Quoted, an operator is a word to find, and a bracket is no word at all.
+        ('python AND "OR"', And((Term(("python",)), Term(("or",))))),
+        ('python ")"', Term(("python",))),
+        ('python ""', Term(("python",))),
+        ('python OR ")"', Term(("python",))),
+        ('python AND ")"', Term(("python",))),
+        ('("big bad wo"*)', Term(("big", "bad", "wo"), prefix=True)),
+    ],
+)
+def test_quoted_syntax_is_searched_as_text(query: str, tree: object) -> None:
+    assert parse(query) == tree
+
+
+def test_an_operator_after_and_is_refused_as_a_missing_term() -> None:
+    with pytest.raises(InvalidQueryError, match="need a term after them"):
+        parse("python AND OR java")
+
+
+# -- what Memgraph's index cannot answer: evaluated over the user's texts -------------------------
+@pytest.mark.parametrize(
+    ("query", "local"),
+    [
+        ("a" * 39, False),  # Tantivy keeps a token of 39 bytes
+        ("a" * 40, True),  # and drops one of 40
+        ("ж" * 19, False),  # 38 bytes
+        ("ж" * 20, True),  # 40 bytes: counted in bytes, not characters
+        ("东京", True),  # CJK, indexed by Tantivy as one run
+        ("tokyo", False),
+        ("python NOT " + "a" * 40, True),  # an excluded term counts too
+        ("python NOT 东京", True),
+        ("python NOT java", False),
+    ],
+)
+def test_queries_the_index_cannot_answer_are_evaluated_locally(query: str, local: bool) -> None:
+    assert needs_local(parse(query)) is local
+
+
+def test_local_score_counts_hits_damped_by_length() -> None:
+    """A text that is nothing but the word outranks one that says more."""
+    query = parse("python")
+    alone = local_score(query, tokenize("Python"))
+    assert alone > local_score(query, tokenize("python code")) > 0
+    assert local_score(query, tokenize("python python")) > alone
+    assert local_score(query, []) == 0

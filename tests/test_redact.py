@@ -83,16 +83,48 @@ REAL_WORLD_SECRETS = [
     ("TWILIO_AUTH=SKshortButSecret ok", "SKshortButSecret", " ok"),
     ("export SESSIONID=abc123def456 done", "abc123def456", "done"),
     ('TOKEN="$(cat /run/secrets/t)x9"', "cat /run/secrets", "TOKEN="),
+    # each key word the docs list: access key, private key, credentials
+    (
+        "MINIO_ACCESS_KEY=minioadmin\nMINIO_SECRET_KEY=minioadmin",
+        "minioadmin",
+        "MINIO_SECRET_KEY=",
+    ),
+    (
+        "JWT_PRIVATE_KEY='MIIBOgIBAAJBAKj34GkxFhD90vcNLYLInFEX6Ppy1tPf9Cnzj4p4WGeKLs1Pt8Qu'",
+        "MIIBOgIBAAJBAKj34Gkx",
+        "JWT_PRIVATE_KEY=",
+    ),
+    (
+        "GOOGLE_CREDENTIALS=eyJ0eXBlIjoic2VydmljZV9hY2NvdW50In0= terraform plan",
+        "eyJ0eXBlIjoic2VydmljZV9hY2NvdW50In0",
+        "terraform plan",
+    ),
+    # a value that starts with a word forms use ("changed", "reset") is still a password
+    ("MYSQL_PASSWORD=Changed2024!\nMYSQL_USER=app", "Changed2024!", "MYSQL_USER=app"),
     # command lines
     ("$ curl -u admin:hunter2xyz https://api.example.com", "hunter2xyz", "https://api.example.com"),
     ("curl --user deploy:Pa55w0rd! -X POST https://x.io", "Pa55w0rd!", "-X POST"),
     ("curl -s \\\n-u deploy:Pa55w0rd! https://x.io", "Pa55w0rd!", "https://x.io"),
+    # "curl" after another command's -u on the same line
+    (
+        "docker run --rm -u 1000:1000 app:latest && curl -u admin:Pa55w0rd! https://x.io",
+        "Pa55w0rd!",
+        "-u 1000:1000 app:latest",
+    ),
+    # two passwords on one long command line: the second is far from "curl"
+    (
+        "curl --retry 3 --retry-delay 2 --max-time 30 -u deploy:Pa55w0rd!"
+        " --proxy-user squid:Pr0xyPa55 https://x.io",
+        "Pr0xyPa55",
+        "https://x.io",
+    ),
     ("docker login --password s3cr3tpw registry.io", "s3cr3tpw", "registry.io"),
     ("docker login -u bob -p s3cr3t registry.io", "s3cr3t", "registry.io"),
     ("mysql -u root -phunter2xyz shop", "hunter2xyz", "shop"),
     ("sshpass -p hunter2xyz ssh deploy@host", "hunter2xyz", "ssh deploy@host"),
     ("openssl enc -aes256 -pass pass:hunter2xyz -in f", "hunter2xyz", "-in f"),
     ("gh auth login --token abc123def456 --hostname x", "abc123def456", "--hostname x"),
+    ("oauth2-proxy --client-secret=Zq8kd93xQw --provider=github", "Zq8kd93xQw", "--provider"),
     (
         "aws configure set aws_secret_access_key wJalrXUtnFEMIK7MDENG",
         "wJalrXUtnFEMI",
@@ -156,11 +188,22 @@ REAL_WORLD_SECRETS = [
         "abcdefghijklmn",
         "SENDGRID",
     ),
+    (
+        "mail via SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ",
+        "ABCDEF",
+        "mail via",
+    ),
     # URLs
     (
         "POST https://hooks.slack.com/services/T0001/B0001/XXXXabcd1234",
         "XXXXabcd1234",
         "hooks.slack.com",
+    ),
+    # a capital dotted I lower-cases to two characters: positions must not shift
+    (
+        "İzmir ekibi: https://hooks.slack.com/services/T0001/B0001/XXXXabcd1234",
+        "XXXXabcd1234",
+        "İzmir ekibi",
     ),
     (
         "https://discord.com/api/webhooks/123456789/abcDEF-xyz_987 ok",
@@ -203,6 +246,7 @@ def test_real_world_secrets_go_and_their_context_stays(text: str, secret: str, k
         "Please log in with your password, then rotate the token.",
         "def check_password(pw):",
         "def login(password: str, token: Optional[str] = None) -> bool:",
+        "def connect(host: str, password: str|None = None) -> None:",
         "password: Optional[str] = None",
         "token = tokenizer.encode(text)",
         "self.password = password",
@@ -286,6 +330,57 @@ def test_a_secret_found_in_the_decoded_view_is_cut_from_the_raw_text() -> None:
     # only the decoded text shows the assignment.
     escaped = '{"env": "DB_PASSWORD\\u003ds3cr3tpw1"}'
     assert redact(escaped) == '{"env": "DB_PASSWORD\\u003d[REDACTED:password]"}'
+    # Colour codes where the text starts, on a later line, and right before
+    # a key's last character (grep highlighting its match): cut exactly.
+    assert redact(f"\x1b[1;32m{GHP}\x1b[0m is your new token") == (
+        "\x1b[1;32m[REDACTED:github_token]\x1b[0m is your new token"
+    )
+    assert redact(f"build ok\nwarnings: 0\ncreated \x1b[1m{GHP}\n") == (
+        "build ok\nwarnings: 0\ncreated \x1b[1m[REDACTED:github_token]\n"
+    )
+    grep = "config/prod.env:3:AKIAIOSFODNN7EXAMPL\x1b[01;31m\x1b[KE\x1b[m\x1b[K"
+    assert redact(grep) == "config/prod.env:3:[REDACTED:aws_access_key]\x1b[m\x1b[K"
+    # Coloured YAML (yq -C, bat): a name/value pair over two escaped lines.
+    yaml = (
+        "\x1b[34menv\x1b[0m:\n  - \x1b[34mname\x1b[0m: \x1b[32mAPI_TOKEN\x1b[0m\n"
+        "    \x1b[34mvalue\x1b[0m: \x1b[32mlettersonlytoken\x1b[0m\n"
+    )
+    assert redact(yaml) == yaml.replace("lettersonlytoken", "[REDACTED:token]")
+    # Secrets of two rules in one escaped stretch, all of them found.
+    listing = f"\x1b[1m{GHP}\x1b[0m \x1b[1m{GHO}\x1b[0m {escaped}"
+    assert redact_counted(listing) == (
+        "\x1b[1m[REDACTED:github_token]\x1b[0m \x1b[1m[REDACTED:github_token]\x1b[0m"
+        ' {"env": "DB_PASSWORD\\u003d[REDACTED:password]"}',
+        3,
+    )
+    # A JSON file (with an escape after the password) written by a tool call.
+    windows = json.dumps({"content": json.dumps({"password": "pass word", "dir": "C:\\tmp"})})
+    assert json.loads(json.loads(redact(windows))["content"]) == {
+        "password": "[REDACTED:password]",
+        "dir": "C:\\tmp",
+    }
+
+
+GHP = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+GHO = "gho_abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def test_json_three_encodings_deep_is_read_at_its_own_depth() -> None:
+    """A tool result showing a tool call that wrote a JSON file: the file's
+    own escapes (a quote inside the password) are the password's, so the
+    view decodes the two encodings around the file and no further."""
+    result = json.dumps({"stdout": json.dumps({"content": json.dumps({"password": 'pa"ss word'})})})
+    out = redact(result)
+    assert "ss word" not in out
+    assert json.loads(json.loads(json.loads(out)["stdout"])["content"]) == {
+        "password": "[REDACTED:password]"
+    }
+
+
+def test_a_line_continuation_at_the_end_of_a_cut_output_is_read() -> None:
+    """Output that starts with a blank line and was cut after a ``\\``."""
+    out = redact("\ncurl --fail \\\n  -u deploy:Pa55w0rd! \\")
+    assert out == "\ncurl --fail \\\n  -u deploy:[REDACTED:password] \\"
 
 
 @pytest.mark.parametrize(
@@ -299,6 +394,7 @@ def test_a_secret_found_in_the_decoded_view_is_cut_from_the_raw_text() -> None:
         "docker run -u 1000:1000 image",
         # The command an option belongs to must come before it on its line.
         "docker run -u 1000:1000 image\ncurl https://x.io",
+        "curl -fsS https://x.io/health\ndocker run -u 1000:1000 image",
         "mysql -h db -P 3306 -u app shop",
         "redis-cli -h cache ping",
         '{"text": "the password field is required\\nand the token expires"}',
@@ -347,6 +443,12 @@ from redact_probes import CLI_PASSWORD, CLI_PROBES, COMMAND_LINES  # noqa: E402
 from sessions_graph import SessionsGraph  # noqa: E402
 
 
+def _command(call: str) -> str:
+    """The command of a JSON tool call, or of the call a tool result shows."""
+    data = json.loads(call)
+    return _command(data["stdout"]) if "stdout" in data else data["command"]
+
+
 @pytest.mark.parametrize(
     ("text", "secret"), [(t, s) for _, t, s in CLI_PROBES], ids=[d for d, _, _ in CLI_PROBES]
 )
@@ -354,7 +456,7 @@ def test_command_line_passwords_go_and_tool_calls_stay_json(text: str, secret: s
     out, count = redact_counted(text)
     assert secret not in out and count >= 1 and "[REDACTED:password]" in out
     if text.startswith("{"):  # a tool call: still JSON, its command readable
-        command, typed = json.loads(out)["command"], json.loads(text)["command"]
+        command, typed = _command(out), _command(text)
     else:
         command, typed = out, text
     assert secret not in command
