@@ -312,6 +312,7 @@ GAPS: dict[str, str] = {
             "test_an_entity_stays_while_another_chunk_mentions_it",
             "test_chunks_and_entities_of_a_shared_id_stay_each_users",
             "test_deleting_a_memory_collects_its_chunks_and_entities",
+            "test_each_hit_shows_the_documented_length_of_its_text",
             "test_entity_lane_leads_to_the_turns_that_mention_it",
             "test_entity_sessions_casefolds_and_puts_the_latest_activity_first",
             "test_entity_type_is_the_first_one_and_a_repeated_name_keeps_its_last_mention",
