@@ -425,7 +425,8 @@ def _base_digest() -> str:
 
 def _copy_tree() -> Path:
     work = Path(tempfile.mkdtemp(prefix="sg-mutation-"))
-    for name in ("sessions_graph", "cypher", "tests", "pyproject.toml"):
+    # bench/ too: some tests drive a benchmark's corpus (test_inject_quality).
+    for name in ("sessions_graph", "cypher", "tests", "bench", "pyproject.toml"):
         src = ROOT / name
         if src.is_dir():
             shutil.copytree(src, work / name, ignore=shutil.ignore_patterns("__pycache__"))
