@@ -95,7 +95,9 @@ def test_prepare_unit_hash_follows_text_and_parameters() -> None:
 
 def test_extractor_parses_lightrags_format() -> None:
     llm = ScriptedLLM()
-    result = asyncio.run(ChunkExtractor(llm).extract("h1", "Alice moved Orion to Memgraph."))
+    result = asyncio.run(
+        ChunkExtractor(llm, concurrency=1).extract("h1", "Alice moved Orion to Memgraph.")
+    )
     assert {e["name"] for e in result.entities} == {"Alice", "Orion", "Memgraph"}
     assert {(r["source"], r["target"]) for r in result.relations} == {
         ("Alice", "Orion"),
@@ -111,7 +113,9 @@ def test_extractor_adds_missing_relation_ends_and_gleans_when_asked() -> None:
     async def llm(prompt: str, system_prompt: str | None = None, **kwargs: object) -> str:
         return answer
 
-    result = asyncio.run(ChunkExtractor(llm, gleaning=1).extract("h", "Alice knows Vega."))
+    result = asyncio.run(
+        ChunkExtractor(llm, concurrency=1, gleaning=1).extract("h", "Alice knows Vega.")
+    )
     assert result.llm_calls == 2
     assert {e["name"] for e in result.entities} == {"Alice", "Vega"}
 
@@ -119,7 +123,7 @@ def test_extractor_adds_missing_relation_ends_and_gleans_when_asked() -> None:
 def test_extractor_reports_the_models_error_on_one_line() -> None:
     llm = ScriptedLLM(fail_on="Orion")
     with pytest.raises(ExtractionError, match="refuses text containing 'Orion'"):
-        asyncio.run(ChunkExtractor(llm).extract("abc", "Orion is down."))
+        asyncio.run(ChunkExtractor(llm, concurrency=1).extract("abc", "Orion is down."))
 
 
 def test_extractor_bounds_concurrency() -> None:

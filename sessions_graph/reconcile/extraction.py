@@ -74,10 +74,8 @@ class ChunkExtractor:
         self,
         llm_func: LLMFunc,
         *,
-        concurrency: int = 4,
+        concurrency: int,
         gleaning: int = 0,
-        tokenizer: Any | None = None,
-        addon_params: dict[str, Any] | None = None,
     ) -> None:
         # Deferred: LightRAG takes about a second to import, and only a run needs it.
         from lightrag.constants import (
@@ -95,8 +93,8 @@ class ChunkExtractor:
             "entity_extract_max_gleaning": gleaning,
             "entity_extract_max_records": DEFAULT_MAX_EXTRACTION_RECORDS,
             "entity_extract_max_entities": DEFAULT_MAX_EXTRACTION_ENTITIES,
-            "tokenizer": tokenizer or Tokenizer("sessions-graph-offline", OfflineTokenizer()),
-            "addon_params": addon_params or {},
+            "tokenizer": Tokenizer("sessions-graph-offline", OfflineTokenizer()),
+            "addon_params": {},  # LightRAG's default language and entity types
             # One chunk per call; our own semaphore bounds concurrency.
             "llm_model_max_async": 1,
         }

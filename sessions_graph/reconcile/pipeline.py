@@ -440,8 +440,8 @@ async def reconcile_pending(
     options: RunOptions,
     llm_model_func: LLMFunc | None = None,
     *,
-    limit: int = 50,
-    retry_failed: bool = False,
+    limit: int,
+    retry_failed: bool,
     on_claimed: Callable[[list[str]], None] | None = None,
     on_result: Callable[[ReconciliationSummary], None] | None = None,
 ) -> list[ReconciliationSummary]:
