@@ -249,3 +249,106 @@ def test_deeply_nested_json_is_reconciled(graph: SessionsGraph) -> None:
     assert summary.status == "reconciled", summary
     found = typed(graph, "s-1")
     assert found.get("tenacity") == "package" and found.get("tests/test_sender.py") == "file"
+
+
+def test_merging_the_llms_findings_into_the_local_ones() -> None:
+    """What an LLM pass over a chunk the local extractor did saves: a name
+    both found once (the local spelling and type, the LLM's description when
+    it gives one), a pair both related once (the LLM's words, the larger
+    weight), nothing relating a name to itself."""
+    from sessions_graph.reconcile.extraction import Extraction
+    from sessions_graph.reconcile.pipeline import merge_extractions
+
+    local = Extraction(
+        entities=[
+            {"name": "sender.py", "entity_type": "file", "description": "named as a path"},
+            {"name": "tenacity", "entity_type": "package", "description": "named as a package"},
+            {"name": "pytest", "entity_type": "tool", "description": "named as a command"},
+        ],
+        relations=[
+            {
+                "source": "sender.py",
+                "target": "tenacity",
+                "description": "together",
+                "keywords": "cooccurrence",
+                "weight": 3.0,
+            },
+            {
+                "source": "tenacity",
+                "target": "pytest",
+                "description": "together",
+                "keywords": "cooccurrence",
+                "weight": 1.0,
+            },
+        ],
+    )
+    llm = Extraction(
+        entities=[
+            {"name": "Tenacity", "entity_type": "library", "description": "A retry library."},
+            {"name": "Sender.py", "entity_type": "unknown", "description": ""},  # a relation end
+            {"name": "PyTest", "entity_type": "software", "description": "A test runner."},
+            {"name": "Mailer", "entity_type": "service", "description": "The mail API."},
+        ],
+        relations=[
+            {
+                "source": "Tenacity",
+                "target": "Sender.py",
+                "description": "wraps the call",
+                "keywords": "retry",
+                "weight": 1.0,
+            },
+            {
+                "source": "PyTest",
+                "target": "Tenacity",
+                "description": "tests it",
+                "keywords": "test",
+                "weight": 2.0,
+            },
+            {
+                "source": "PyTest",
+                "target": "pytest",
+                "description": "itself",
+                "keywords": "same",
+                "weight": 1.0,
+            },
+            {
+                "source": "Mailer",
+                "target": "PyTest",
+                "description": "tested by",
+                "keywords": "test",
+                "weight": 1.0,
+            },
+        ],
+    )
+
+    entities, relations = merge_extractions(local, llm)
+
+    assert entities == [
+        {"name": "sender.py", "entity_type": "file", "description": "named as a path"},
+        {"name": "tenacity", "entity_type": "package", "description": "A retry library."},
+        {"name": "pytest", "entity_type": "tool", "description": "A test runner."},
+        {"name": "Mailer", "entity_type": "service", "description": "The mail API."},
+    ]
+    assert relations == [
+        {
+            "source": "sender.py",
+            "target": "tenacity",
+            "description": "wraps the call",
+            "keywords": "retry",
+            "weight": 3.0,
+        },
+        {
+            "source": "tenacity",
+            "target": "pytest",
+            "description": "tests it",
+            "keywords": "test",
+            "weight": 2.0,
+        },
+        {
+            "source": "Mailer",
+            "target": "pytest",
+            "description": "tested by",
+            "keywords": "test",
+            "weight": 1.0,
+        },
+    ]
