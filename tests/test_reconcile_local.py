@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 
 import pytest
 from reconcile_scripted import ScriptedLLM, record
@@ -352,3 +353,32 @@ def test_merging_the_llms_findings_into_the_local_ones() -> None:
             "weight": 1.0,
         },
     ]
+
+
+def test_an_llm_run_saves_only_the_llms_findings(graph: SessionsGraph) -> None:
+    """The local extractor's findings join the LLM's only on chunks it did."""
+    record(graph, "s-1", "alice", DEBUG[0])
+    graph.reconcile_session_sync("s-1", llm_model_func=ScriptedLLM(), extractor="llm")
+    assert typed(graph, "s-1") == {"The": "concept"}  # the scripted model's one name
+
+
+def test_an_llm_pass_over_local_findings_prints_no_model_hint(
+    graph: SessionsGraph, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without the named-entity model, the local extractor says once how to
+    get it; the LLM pass that keeps its findings says nothing."""
+    from sessions_graph.reconcile.local import ner
+
+    for name in ner.MODEL_PACKAGES:
+        monkeypatch.setitem(sys.modules, name, None)  # as when not installed
+    monkeypatch.setattr(ner, "_model", None)
+    monkeypatch.setattr(ner, "_tried", False)
+    record(graph, "s-1", "alice", DEBUG[0])
+    graph.reconcile_session_sync("s-1", extractor="local")
+    assert "sessions-graph:" in capsys.readouterr().err
+
+    monkeypatch.setattr(ner, "_tried", False)  # a new process: the model looked for again
+    summary = graph.reconcile_session_sync("s-1", llm_model_func=ScriptedLLM(), extractor="llm")
+
+    assert summary.status == "reconciled" and summary.chunks_extracted == 1
+    assert capsys.readouterr().err == ""
