@@ -7,6 +7,8 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -199,3 +201,56 @@ def test_a_file_whose_migrations_ran_in_another_order_opens(tmp_path: Path) -> N
     assert engine.get_memory_file("alice", "/memories/notes.md")["version"] == 1
     hits = engine.search_turns("alice", [("kafka",)], 10, {})
     assert [h["action_id"] for h in hits] == ["a0"]
+
+
+def _hold_the_write_lock(path: Path, seconds: float) -> threading.Thread:
+    """Another writer holding the database's write lock for ``seconds``."""
+    held = threading.Event()
+
+    def hold() -> None:
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        held.set()
+        time.sleep(seconds)
+        other.execute("COMMIT")
+        other.close()
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    held.wait()
+    return thread
+
+
+def test_a_wait_budget_bounds_how_long_a_write_waits_for_the_lock(tmp_path: Path) -> None:
+    """A connection opened with a wait budget (a hook's) waits for a held
+    lock only until the budget is spent (plus a short grace), then raises
+    StoreBusyError so that the event is spooled; one still within its
+    budget waits the lock out."""
+    from sessions_graph.errors import StoreBusyError
+
+    path = tmp_path / "graph.db"
+    spent = SQLiteEngine(path, wait_budget=0.0)
+    patient = SQLiteEngine(path, wait_budget=30.0)
+
+    holder = _hold_the_write_lock(path, 1.5)
+    with pytest.raises(StoreBusyError, match="locked by another process"):
+        spent.start_session("s-1", "alice", "2026-01-01T00:00:00Z", None, None)
+    holder.join()
+    assert spent.get_session("s-1") is None
+
+    holder = _hold_the_write_lock(path, 1.0)
+    patient.start_session("s-2", "alice", "2026-01-01T00:00:00Z", None, None)
+    holder.join()
+    assert patient.get_session("s-2") is not None
+    spent.close()
+    patient.close()
+
+    # A budget that runs out after the connection opened: the wait shrinks
+    # to the grace (0.1 s), shorter than this 0.4 s lock.
+    later = SQLiteEngine(path, wait_budget=1.0)
+    time.sleep(1.1)
+    holder = _hold_the_write_lock(path, 0.4)
+    with pytest.raises(StoreBusyError):
+        later.start_session("s-3", "alice", "2026-01-01T00:00:00Z", None, None)
+    holder.join()
+    later.close()
