@@ -110,13 +110,14 @@ def test_actions_the_digest_does_not_read_keep_the_llms_digest(graph: SessionsGr
     replace the LLM's digest: the kept digest counts the new action."""
     llm = ScriptedLLM()
     _work(graph, "s-1", "Add a job queue module to Orion")
+    assert graph.build_digest("s-1") is True  # stored, offline
     graph.reconcile_session_sync("s-1", llm_model_func=llm, extractor="llm")
     graph.record_actions(
         "s-1", [{"action_id": "s-1-sys", "action_type": "system_message", "text": "Compacted."}]
     )
 
     again = graph.reconcile_session_sync("s-1", llm_model_func=llm, extractor="llm")
-    graph.build_digest("s-1")
+    assert graph.build_digest("s-1") is False  # the LLM's digest is kept
 
     assert again.digest == "llm-kept" and len(llm.digest_prompts) == 1
     digest = graph.session_digest("s-1")
