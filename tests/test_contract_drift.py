@@ -260,6 +260,25 @@ def test_failed_sessions_only_on_request(engine: Engine) -> None:
     assert session is not None and session["reconciliation_error"] == "boom"
 
 
+def test_a_sweep_claims_only_waiting_sessions(engine: Engine) -> None:
+    """A sweep takes pending sessions and those of expired leases; failed
+    ones only when asked; never a reconciled one or one a live run holds."""
+    for sid in ("s-new", "s-pending", "s-done", "s-failed", "s-live", "s-dead"):
+        engine.start_session(sid, "alice", T0, None, None)  # never queued: no status
+    engine.end_session("s-pending", T1)
+    for sid, status in (("s-done", "reconciled"), ("s-failed", "failed")):
+        engine.claim_sessions("run-0", 60, 1, session_id=sid)
+        engine.finish_reconciliation(sid, "run-0", status, T1, None, None)
+    engine.claim_sessions("run-live", 60, 1, session_id="s-live")
+    engine.claim_sessions("run-dead", 0.05, 1, session_id="s-dead")
+    time.sleep(0.1)
+
+    swept = engine.claim_sessions("run-1", 60, 10)
+    assert sorted(s["session_id"] for s in swept) == ["s-dead", "s-pending"]
+    again = engine.claim_sessions("run-2", 60, 10, include_failed=True)
+    assert [s["session_id"] for s in again] == ["s-failed"]
+
+
 def test_claiming_a_named_session(engine: Engine) -> None:
     engine.start_session("s-1", "alice", T0, None, None)  # never queued: no status
     [claimed] = engine.claim_sessions("run-1", 60, 10, session_id="s-1")
