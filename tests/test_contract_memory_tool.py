@@ -198,6 +198,9 @@ def test_the_newest_versions_are_kept_with_their_sessions(graph: SessionsGraph) 
         (26, "/memories/journal.md", "v25"),
         (25, "/memories/log.md", "v25"),
     ]
+    # The next edit is the next version: a rename counts as one.
+    run(later, "str_replace", path="/memories/journal.md", old_str="v25", new_str="v26")
+    assert [v.version for v in tool.versions("/memories/journal.md", limit=3)] == [27, 26, 25]
     first = _tool(graph, session=None)
     run(first, "create", path="/memories/nosession.md", file_text="n")
     assert first.versions("/memories/nosession.md")[0].session_id is None
