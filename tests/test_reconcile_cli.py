@@ -177,6 +177,37 @@ def test_sweep_json_then_nothing_pending(tmp_path: Path) -> None:
     assert len(llm_log(tmp_path)) == 4
 
 
+def test_a_session_another_run_holds_is_busy_and_costs_nothing(tmp_path: Path) -> None:
+    """``--session`` on a session a live run holds: exit 1, and a summary that
+    says busy and counts nothing (no unit read, no call sent)."""
+    with open_db(tmp_path) as graph:
+        seed(graph, 1, 1)
+        assert graph.engine.claim_sessions("other-run", 600, 10)
+    env = scripted_env(tmp_path)
+
+    result = run(env, "reconcile", "--session", "s-0", "--json")
+
+    assert result.returncode == 1, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["status"] == "busy" and summary["digest"] is None
+    counts = {k: v for k, v in summary.items() if isinstance(v, int) and not isinstance(v, bool)}
+    assert counts == dict.fromkeys(
+        [
+            "units",
+            "texts_considered",
+            "texts_deduped",
+            "chunks_extracted",
+            "entities",
+            "relations",
+            "entities_linked",
+            "llm_calls",
+            "chars_sent",
+        ],
+        0,
+    )
+    assert llm_log(tmp_path) == []
+
+
 def test_failed_session_exits_1(tmp_path: Path) -> None:
     with open_db(tmp_path) as graph:
         seed(graph, 1, 1)
