@@ -256,3 +256,25 @@ def test_a_wait_budget_bounds_how_long_a_write_waits_for_the_lock(tmp_path: Path
         later.start_session("s-3", "alice", "2026-01-01T00:00:00Z", None, None)
     holder.join()
     later.close()
+
+
+def test_a_hook_leaves_a_file_with_other_tables_to_a_migration(tmp_path: Path) -> None:
+    """``migrate_existing=False`` (a hook's) creates the schema only in a new,
+    empty file: one that already holds tables, whatever its version, is left
+    to a migration outside the hook."""
+    from sessions_graph.errors import StoreMigrationPendingError
+
+    path = tmp_path / "graph.db"
+    other = sqlite3.connect(path)
+    other.execute("CREATE TABLE notes(x)")
+    other.commit()
+    other.close()
+    with pytest.raises(StoreMigrationPendingError, match="background migration"):
+        SQLiteEngine(path, migrate_existing=False)
+    assert [r[0] for r in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")] == [
+        "notes"
+    ]
+
+    fresh = SQLiteEngine(tmp_path / "new.db", migrate_existing=False)
+    assert fresh.status()["schema_version"] == schema.SCHEMA_VERSION
+    fresh.close()
