@@ -24,8 +24,11 @@ TESTS = Path(__file__).parent
 def cli_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     """The CLI's environment, acting as alice, who owns every seeded session."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SESSIONS_GRAPH_")}
+    # The caller's path stays after ours: a coverage hook on it (the mutation
+    # trace's) still loads in the CLI process.
+    path = [str(TESTS), *filter(None, [os.environ.get("PYTHONPATH")])]
     env.update(
-        PYTHONPATH=str(TESTS),
+        PYTHONPATH=os.pathsep.join(path),
         SESSIONS_GRAPH_DB=str(tmp_path / "cli.db"),
         SESSIONS_GRAPH_USER_ID="alice",
         **extra,
