@@ -128,6 +128,17 @@ def test_extraction_ends_the_claim_in_its_workspace_only(engine: Engine) -> None
     assert engine.unextracted_chunks("s-1", "base") == []
 
 
+def test_a_name_in_two_workspaces_is_two_entities(engine: Engine) -> None:
+    """Saving a chunk's extraction in one workspace links the name to that
+    workspace's entity, never to the same name of another workspace."""
+    chunked_session(engine, "s-1", "h1", "h2")
+    engine.save_extraction("h1", "base", [{"name": "Orion", "entity_type": "project"}], [])
+    engine.save_extraction("h2", "spare", [{"name": "Orion", "entity_type": "star"}], [])
+
+    found = {(m["name"], m["workspace"], m["chunk_hash"]) for m in engine.session_mentions("s-1")}
+    assert found == {("Orion", "base", "h1"), ("Orion", "spare", "h2")}
+
+
 def test_deleting_a_chunks_last_unit_removes_its_claim(engine: Engine) -> None:
     chunked_session(engine, "s-1", "h1")
     engine.save_memory(

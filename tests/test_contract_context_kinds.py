@@ -178,6 +178,25 @@ def test_a_result_is_derived_when_its_call_was_in_an_earlier_batch(
     assert _hit_ids(graph, "kumquat") == {"split-other"}
 
 
+def test_only_the_sessions_own_derived_call_makes_a_result_derived(
+    graph: SessionsGraph,
+) -> None:
+    """Tool-use ids are the client's, not unique across sessions or users: a
+    derived call in bob's session never hides alice's result of the same id."""
+    call = {"tool_name": "mcp__sessions-graph__recall", "tool_use_id": "toolu_1"}
+    graph.record_actions(
+        "bobs",
+        [{"action_id": "b-0", "action_type": "tool_call", "text": '{"query": "x"}', **call}],
+        user_id="bob",
+    )
+    _record(
+        graph, "alices", ("tool_result", "the kumquat build passed", {"tool_use_id": "toolu_1"})
+    )
+
+    assert [a.origin for a in graph.get_actions("alices")] == ["conversation"]
+    assert _hit_ids(graph, "kumquat") == {"alices-0"}
+
+
 def test_an_origin_given_by_the_caller_is_kept_and_a_bad_one_refused(
     graph: SessionsGraph,
 ) -> None:

@@ -9,6 +9,7 @@ façade stamps the current time and random ids.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -259,6 +260,25 @@ def test_failed_sessions_only_on_request(engine: Engine) -> None:
     assert session is not None and session["reconciliation_error"] == "boom"
 
 
+def test_a_sweep_claims_only_waiting_sessions(engine: Engine) -> None:
+    """A sweep takes pending sessions and those of expired leases; failed
+    ones only when asked; never a reconciled one or one a live run holds."""
+    for sid in ("s-new", "s-pending", "s-done", "s-failed", "s-live", "s-dead"):
+        engine.start_session(sid, "alice", T0, None, None)  # never queued: no status
+    engine.end_session("s-pending", T1)
+    for sid, status in (("s-done", "reconciled"), ("s-failed", "failed")):
+        engine.claim_sessions("run-0", 60, 1, session_id=sid)
+        engine.finish_reconciliation(sid, "run-0", status, T1, None, None)
+    engine.claim_sessions("run-live", 60, 1, session_id="s-live")
+    engine.claim_sessions("run-dead", 0.05, 1, session_id="s-dead")
+    time.sleep(0.1)
+
+    swept = engine.claim_sessions("run-1", 60, 10)
+    assert sorted(s["session_id"] for s in swept) == ["s-dead", "s-pending"]
+    again = engine.claim_sessions("run-2", 60, 10, include_failed=True)
+    assert [s["session_id"] for s in again] == ["s-failed"]
+
+
 def test_claiming_a_named_session(engine: Engine) -> None:
     engine.start_session("s-1", "alice", T0, None, None)  # never queued: no status
     [claimed] = engine.claim_sessions("run-1", 60, 10, session_id="s-1")
@@ -282,6 +302,25 @@ def test_a_run_finishes_only_the_sessions_it_holds(engine: Engine) -> None:
     session = engine.get_session("s-2")
     assert session is not None and session["reconciliation_status"] == "running"
     assert engine.finish_reconciliation("s-2", "run-2", "reconciled", T1, None, None) is True
+
+
+def test_a_run_renews_only_its_own_claims(engine: Engine) -> None:
+    """A renewal keeps the run's session past its lease and touches nothing
+    else: not the run's other sessions, not another run's claim, not a
+    session the run no longer holds."""
+    for session_id in ("s-1", "s-2"):
+        engine.start_session(session_id, "alice", T0, None, None)
+        assert engine.claim_sessions("run-1", 0.3, 10, session_id=session_id)
+    assert engine.renew_claim("s-1", "run-1", 60) is True
+    assert engine.renew_claim("s-2", "run-2", 0) is False  # not run-2's claim
+    time.sleep(0.4)  # past the first lease
+
+    assert engine.claim_sessions("run-3", 60, 10, session_id="s-1") == []
+    [taken] = engine.claim_sessions("run-3", 60, 10, session_id="s-2")
+    assert taken["session_id"] == "s-2"
+    assert engine.renew_claim("s-2", "run-1", 60) is False  # taken over
+    assert engine.finish_reconciliation("s-1", "run-1", "reconciled", T1, None, None)
+    assert engine.renew_claim("s-1", "run-1", 60) is False  # finished
 
 
 def test_content_during_a_run_sends_the_session_back_to_pending(engine: Engine) -> None:

@@ -198,11 +198,31 @@ def test_the_newest_versions_are_kept_with_their_sessions(graph: SessionsGraph) 
         (26, "/memories/journal.md", "v25"),
         (25, "/memories/log.md", "v25"),
     ]
+    # The next edit is the next version: a rename counts as one.
+    run(later, "str_replace", path="/memories/journal.md", old_str="v25", new_str="v26")
+    assert [v.version for v in tool.versions("/memories/journal.md", limit=3)] == [27, 26, 25]
     first = _tool(graph, session=None)
     run(first, "create", path="/memories/nosession.md", file_text="n")
     assert first.versions("/memories/nosession.md")[0].session_id is None
     with pytest.raises(MemoryValidationError, match="does not exist"):
         tool.versions("/memories/log.md")
+
+
+def test_editing_a_file_never_touches_another_users_file_at_the_same_path(
+    graph: SessionsGraph,
+) -> None:
+    """Same path, same version, two users: alice's edits (enough to prune her
+    old versions) leave bob's file, its version and its history alone."""
+    alice, bob = _tool(graph, "alice", "s-a"), _tool(graph, "bob", "s-b")
+    run(alice, "create", path="/memories/notes.md", file_text="a1")
+    run(bob, "create", path="/memories/notes.md", file_text="b1")
+    for n in range(2, KEEP_VERSIONS + 3):
+        run(alice, "str_replace", path="/memories/notes.md", old_str=f"a{n - 1}", new_str=f"a{n}")
+
+    assert bob.get("/memories/notes.md").content == "b1"
+    assert [(v.version, v.content) for v in bob.versions("/memories/notes.md")] == [(1, "b1")]
+    run(bob, "str_replace", path="/memories/notes.md", old_str="b1", new_str="b2")
+    assert [v.version for v in bob.versions("/memories/notes.md")] == [2, 1]
 
 
 def test_users_are_isolated(graph: SessionsGraph) -> None:

@@ -7,12 +7,15 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from sessions_graph import SessionsGraph, StoreError
 from sessions_graph.engines.sqlite import SQLiteEngine, schema
+from sessions_graph.errors import StoreUnavailableError
 
 WRITER = textwrap.dedent(
     """
@@ -132,7 +135,8 @@ def test_driver_errors_are_the_packages_own(tmp_path: Path) -> None:
     # ignores file modes, so the connection itself is made read-only).
     engine._conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
     engine._conn.row_factory = sqlite3.Row
-    with pytest.raises(StoreError, match="readonly"):
+    # Unavailable, not broken: a hook spools the event for a later replay.
+    with pytest.raises(StoreUnavailableError, match=r"cannot write .*readonly"):
         SessionsGraph(engine=engine).save_memory("alice", "while read-only")
     engine.close()
 
@@ -199,3 +203,78 @@ def test_a_file_whose_migrations_ran_in_another_order_opens(tmp_path: Path) -> N
     assert engine.get_memory_file("alice", "/memories/notes.md")["version"] == 1
     hits = engine.search_turns("alice", [("kafka",)], 10, {})
     assert [h["action_id"] for h in hits] == ["a0"]
+
+
+def _hold_the_write_lock(path: Path, seconds: float) -> threading.Thread:
+    """Another writer holding the database's write lock for ``seconds``."""
+    held = threading.Event()
+
+    def hold() -> None:
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        held.set()
+        time.sleep(seconds)
+        other.execute("COMMIT")
+        other.close()
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    held.wait()
+    return thread
+
+
+def test_a_wait_budget_bounds_how_long_a_write_waits_for_the_lock(tmp_path: Path) -> None:
+    """A connection opened with a wait budget (a hook's) waits for a held
+    lock only until the budget is spent (plus a short grace), then raises
+    StoreBusyError so that the event is spooled; one still within its
+    budget waits the lock out."""
+    from sessions_graph.errors import StoreBusyError
+
+    path = tmp_path / "graph.db"
+    spent = SQLiteEngine(path, wait_budget=0.0)
+    patient = SQLiteEngine(path, wait_budget=30.0)
+
+    holder = _hold_the_write_lock(path, 1.5)
+    with pytest.raises(StoreBusyError, match="locked by another process"):
+        spent.start_session("s-1", "alice", "2026-01-01T00:00:00Z", None, None)
+    holder.join()
+    assert spent.get_session("s-1") is None
+
+    holder = _hold_the_write_lock(path, 1.0)
+    patient.start_session("s-2", "alice", "2026-01-01T00:00:00Z", None, None)
+    holder.join()
+    assert patient.get_session("s-2") is not None
+    spent.close()
+    patient.close()
+
+    # A budget that runs out after the connection opened: the wait shrinks
+    # to the grace (0.1 s), shorter than this 0.4 s lock.
+    later = SQLiteEngine(path, wait_budget=1.0)
+    time.sleep(1.1)
+    holder = _hold_the_write_lock(path, 0.4)
+    with pytest.raises(StoreBusyError):
+        later.start_session("s-3", "alice", "2026-01-01T00:00:00Z", None, None)
+    holder.join()
+    later.close()
+
+
+def test_a_hook_leaves_a_file_with_other_tables_to_a_migration(tmp_path: Path) -> None:
+    """``migrate_existing=False`` (a hook's) creates the schema only in a new,
+    empty file: one that already holds tables, whatever its version, is left
+    to a migration outside the hook."""
+    from sessions_graph.errors import StoreMigrationPendingError
+
+    path = tmp_path / "graph.db"
+    other = sqlite3.connect(path)
+    other.execute("CREATE TABLE notes(x)")
+    other.commit()
+    other.close()
+    with pytest.raises(StoreMigrationPendingError, match="background migration"):
+        SQLiteEngine(path, migrate_existing=False)
+    assert [r[0] for r in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")] == [
+        "notes"
+    ]
+
+    fresh = SQLiteEngine(tmp_path / "new.db", migrate_existing=False)
+    assert fresh.status()["schema_version"] == schema.SCHEMA_VERSION
+    fresh.close()

@@ -350,6 +350,35 @@ def test_common_terms_are_left_out_when_others_remain(
     assert len(found) == 13
 
 
+def test_common_terms_alone_are_anded_until_few_enough_rows_remain(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing but common words: they are AND-ed, one at a time, until they
+    select at most ``COMMON_TURN_DOCS`` rows (3 here). Counts stop at one
+    more than that, so here every word counts 4 and they come in name order."""
+    from sessions_graph.engines.sqlite import recall as embedded
+
+    monkeypatch.setattr(embedded, "COMMON_TURN_DOCS", 3)
+    engine = SQLiteEngine(tmp_path / "s.db")
+    texts = {
+        "t1": "alpha beta gamma",
+        "t2": "alpha beta gamma",
+        "t3": "alpha beta",
+        "t4": "alpha",
+        "t5": "alpha",
+        "b1": "beta",
+        "c1": "gamma",
+        "c2": "gamma",
+    }  # each word in 4 turns or more: all common
+    for action_id, text in texts.items():  # apart, so no turn is another's context
+        _turn(engine, "alice", f"s-{action_id}", action_id, text)
+
+    found = engine.search_turns("alice", [("gamma",), ("beta",), ("alpha",)], 100, FILTERS)
+
+    # alpha AND beta select 3 rows, few enough: gamma is not AND-ed too.
+    assert sorted(r["action_id"] for r in found) == ["t1", "t2", "t3"]
+
+
 def test_another_users_words_never_empty_a_users_recall(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -4,18 +4,31 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 import pytest
-from reconcile_scripted import ScriptedLLM, record
+from reconcile_scripted import ScriptedLLM, input_text, record
 
 from sessions_graph import SessionsGraph
 from sessions_graph.engines.base import action_key
-from sessions_graph.errors import ReconciliationNotConfiguredError
+from sessions_graph.errors import MemoryValidationError, ReconciliationNotConfiguredError
 from sessions_graph.reconcile import pipeline
 from sessions_graph.reconcile.chunking import OfflineTokenizer, prepare_unit
 from sessions_graph.reconcile.summary import ReconciliationSummary
 
 SHARED = "Shared note: the Falcon cluster runs Memgraph behind Traefik."
+#: What a summary counts.
+COUNTS = (
+    "units",
+    "texts_considered",
+    "texts_deduped",
+    "chunks_extracted",
+    "entities",
+    "relations",
+    "entities_linked",
+    "llm_calls",
+    "chars_sent",
+)
 
 
 def names(graph: SessionsGraph, session_id: str) -> set[str]:
@@ -188,15 +201,31 @@ def test_concurrent_sweeps_never_share_a_session(graph: SessionsGraph) -> None:
     assert llm.calls == 6
 
 
+def test_a_session_a_live_run_holds_is_left_alone(graph: SessionsGraph) -> None:
+    record(graph, "s-1", "alice", "Alice uses Memgraph.")
+    assert graph.engine.claim_sessions("other-run", 60.0, 10)
+    llm = ScriptedLLM()
+
+    busy = graph.reconcile_session_sync("s-1", llm_model_func=llm)
+
+    assert busy.status == "busy" and busy.error == "another reconciliation run holds this session"
+    # Nothing was done, so nothing is counted.
+    assert {k: getattr(busy, k) for k in COUNTS} == dict.fromkeys(COUNTS, 0)
+    assert llm.calls == 0 and busy.digest is None
+
+
 def test_expired_claim_is_taken_over(graph: SessionsGraph) -> None:
     record(graph, "s-1", "alice", "Alice uses Memgraph.")
+    import lightrag.operate  # noqa: F401  # loaded first: its import alone may outlast the lease
+
     # A run that claimed the session and died: its lease runs out.
-    assert graph.engine.claim_sessions("dead-run", 0.05, 10)
+    assert graph.engine.claim_sessions("dead-run", 0.5, 10)
+    started = time.monotonic()
     assert asyncio.run(graph.reconcile_pending(llm_model_func=ScriptedLLM())) == []
     busy = graph.reconcile_session_sync("s-1", llm_model_func=ScriptedLLM())
     assert busy.status == "busy"
 
-    time.sleep(0.1)
+    time.sleep(max(0.0, 0.6 - (time.monotonic() - started)))
     [summary] = asyncio.run(graph.reconcile_pending(llm_model_func=ScriptedLLM()))
     assert summary.status == "reconciled"
     assert not graph.engine.finish_reconciliation("s-1", "dead-run", "reconciled", "x", None, None)
@@ -415,3 +444,158 @@ def test_user_counts_stay_exact_through_forget_for_ids_sharing_a_prefix(
     graph.forget_user("bob.2")
     assert counts("bob.2") == (0, 0, 0, 0, 0)
     assert counts("bob") == (1, 1, 0, 1, 2)
+
+
+def sweep(graph: SessionsGraph, llm: ScriptedLLM, lease: float) -> Any:
+    """A sweep with a lease shorter than the Python API allows (1 s), so
+    that a test can outlast several leases in a second."""
+    options = pipeline.RunOptions(lease_seconds=lease)
+    return pipeline.reconcile_pending(
+        graph.engine, graph.settings, options, llm, limit=10, retry_failed=False
+    )
+
+
+def test_a_sweep_slower_than_its_lease_keeps_its_claims(
+    graph: SessionsGraph, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The session claim and the chunk claims are renewed every third of the
+    lease while the model works: a second sweep started two leases later
+    takes neither the session nor its chunk, so nothing is paid for twice."""
+    monkeypatch.setattr(pipeline, "CHUNK_POLL_SECONDS", 0.05)
+    record(graph, "s-1", "alice", SHARED)
+    llm = ScriptedLLM(delay=1.2)
+
+    async def two_sweeps() -> tuple[list[ReconciliationSummary], list[ReconciliationSummary]]:
+        first = asyncio.create_task(sweep(graph, llm, lease=0.3))
+        await asyncio.sleep(0.8)
+        # A session sharing the chunk in flight: the second sweep waits for
+        # the first to save it instead of sending it again.
+        record(graph, "s-2", "bob", SHARED)
+        second = await sweep(graph, llm, lease=0.3)
+        return await first, second
+
+    first, second = asyncio.run(two_sweeps())
+
+    assert llm.inputs == [SHARED]
+    assert [(s.session_id, s.status) for s in first] == [("s-1", "reconciled")]
+    assert [(s.session_id, s.status, s.texts_deduped) for s in second] == [("s-2", "reconciled", 1)]
+
+
+def test_a_chunk_under_12_characters_costs_no_call(graph: SessionsGraph) -> None:
+    """docs/reconciliation.md: chunks under 12 characters are marked
+    extracted without a call; one of 12 is sent."""
+    record(graph, "s-1", "alice", "Vega, Lyra!!", "Vega, Lyra!")
+    llm = ScriptedLLM()
+
+    summary = graph.reconcile_session_sync("s-1", llm_model_func=llm)
+    again = graph.reconcile_session_sync("s-1", llm_model_func=llm)
+
+    assert llm.inputs == ["Vega, Lyra!!"]
+    assert (summary.texts_considered, summary.chunks_extracted, summary.llm_calls) == (2, 1, 1)
+    assert again.llm_calls == 0 and again.texts_deduped == 2
+
+
+def test_duration_is_the_wall_time_to_the_millisecond(graph: SessionsGraph) -> None:
+    for i in range(3):
+        record(graph, f"s-{i}", "alice", f"Session {i} mentions Comet{i}.")
+    started = time.monotonic()
+    summaries = asyncio.run(graph.reconcile_pending(llm_model_func=ScriptedLLM(delay=0.1)))
+    wall = time.monotonic() - started
+
+    assert len(summaries) == 3
+    for summary in summaries:
+        assert 0.1 <= summary.duration_s <= wall
+        assert summary.duration_s == round(summary.duration_s, 3)
+        stored = graph.get_session(summary.session_id).last_summary  # type: ignore[union-attr]
+        assert stored["duration_s"] == summary.duration_s
+
+
+class Peak(ScriptedLLM):
+    """A scripted model that records how many calls were in flight at most."""
+
+    def __init__(self) -> None:
+        super().__init__(delay=0.05)
+        self.active = self.peak = 0
+
+    async def __call__(self, prompt: str, *args: Any, **kwargs: Any) -> str:
+        self.active += 1
+        self.peak = max(self.peak, self.active)
+        try:
+            return await super().__call__(prompt, *args, **kwargs)
+        finally:
+            self.active -= 1
+
+
+@pytest.mark.parametrize("concurrency", [1, 2])
+def test_concurrency_bounds_the_calls_in_flight(graph: SessionsGraph, concurrency: int) -> None:
+    """``concurrency`` (else the ``llm_concurrency`` setting, 4) bounds the
+    calls in flight across the sweep's sessions."""
+    for i in range(5):
+        record(graph, f"s-{i}", "alice", f"Session {i} mentions Comet{i}.")
+    llm = Peak()
+
+    summaries = asyncio.run(graph.reconcile_pending(llm_model_func=llm, concurrency=concurrency))
+
+    assert [s.status for s in summaries] == ["reconciled"] * 5
+    assert llm.calls == 5 and llm.peak == concurrency
+
+
+def test_a_failed_chunk_lets_the_sessions_other_chunks_finish(graph: SessionsGraph) -> None:
+    """The other chunks of a failing session are still extracted, saved and
+    counted: the retry sends only the chunk that failed."""
+    record(graph, "s-1", "alice", "Poison pill text.", "Alice deployed Memgraph on Kubernetes.")
+
+    class SlowUnlessPoison(ScriptedLLM):
+        async def __call__(self, prompt: str, *args: Any, **kwargs: Any) -> str:
+            if "Poison" not in input_text(prompt):
+                await asyncio.sleep(0.3)  # still in flight when the other fails
+            return await super().__call__(prompt, *args, **kwargs)
+
+    llm = SlowUnlessPoison(fail_on="Poison")
+    failed = graph.reconcile_session_sync("s-1", llm_model_func=llm)
+    retry = ScriptedLLM()
+    retried = graph.reconcile_session_sync("s-1", llm_model_func=retry)
+
+    assert failed.status == "failed" and failed.llm_calls == llm.calls == 2
+    assert retry.inputs == ["Poison pill text."]
+    assert retried.status == "reconciled" and {"Alice", "Memgraph"} <= names(graph, "s-1")
+
+
+def test_a_failure_is_stored_on_one_line_and_cut_to_500_characters(
+    graph: SessionsGraph,
+) -> None:
+    record(graph, "s-1", "alice", "Alice deployed Memgraph.")
+
+    async def verbose(prompt: str, system_prompt: str | None = None, **kwargs: Any) -> str:
+        raise RuntimeError("upstream said:\n" + "x" * 2000)
+
+    failed = graph.reconcile_session_sync("s-1", llm_model_func=verbose)
+
+    session = graph.get_session("s-1")
+    assert session is not None and session.reconciliation_error == failed.error
+    assert failed.error is not None and len(failed.error) == 500 and "\n" not in failed.error
+    assert failed.error.startswith("extraction of chunk ")
+    assert "RuntimeError: upstream said: xxx" in failed.error
+
+
+def test_a_sweep_reports_what_it_claimed_then_each_result(graph: SessionsGraph) -> None:
+    for i in range(3):
+        record(graph, f"s-{i}", "alice", f"Session {i} mentions Comet{i}.")
+    events: list[object] = []
+
+    summaries = asyncio.run(
+        graph.reconcile_pending(
+            llm_model_func=ScriptedLLM(),
+            on_claimed=events.append,
+            on_result=lambda s: events.append(s.session_id),
+        )
+    )
+
+    assert events[0] == ["s-0", "s-1", "s-2"]
+    assert sorted(events[1:]) == ["s-0", "s-1", "s-2"]  # type: ignore[type-var]
+    assert [s.session_id for s in summaries] == ["s-0", "s-1", "s-2"]
+
+
+def test_an_unknown_session_is_refused(graph: SessionsGraph) -> None:
+    with pytest.raises(MemoryValidationError, match="unknown session 's-none'"):
+        graph.reconcile_session_sync("s-none", llm_model_func=ScriptedLLM())

@@ -24,8 +24,11 @@ TESTS = Path(__file__).parent
 def cli_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     """The CLI's environment, acting as alice, who owns every seeded session."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SESSIONS_GRAPH_")}
+    # The caller's path stays after ours: a coverage hook on it (the mutation
+    # trace's) still loads in the CLI process.
+    path = [str(TESTS), *filter(None, [os.environ.get("PYTHONPATH")])]
     env.update(
-        PYTHONPATH=str(TESTS),
+        PYTHONPATH=os.pathsep.join(path),
         SESSIONS_GRAPH_DB=str(tmp_path / "cli.db"),
         SESSIONS_GRAPH_USER_ID="alice",
         **extra,
@@ -175,6 +178,37 @@ def test_sweep_json_then_nothing_pending(tmp_path: Path) -> None:
     assert all(s["status"] == "reconciled" and s["llm_calls"] == 2 for s in summaries)
     assert (second.returncode, second.stdout.strip()) == (0, "nothing to reconcile")
     assert len(llm_log(tmp_path)) == 4
+
+
+def test_a_session_another_run_holds_is_busy_and_costs_nothing(tmp_path: Path) -> None:
+    """``--session`` on a session a live run holds: exit 1, and a summary that
+    says busy and counts nothing (no unit read, no call sent)."""
+    with open_db(tmp_path) as graph:
+        seed(graph, 1, 1)
+        assert graph.engine.claim_sessions("other-run", 600, 10)
+    env = scripted_env(tmp_path)
+
+    result = run(env, "reconcile", "--session", "s-0", "--json")
+
+    assert result.returncode == 1, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["status"] == "busy" and summary["digest"] is None
+    counts = {k: v for k, v in summary.items() if isinstance(v, int) and not isinstance(v, bool)}
+    assert counts == dict.fromkeys(
+        [
+            "units",
+            "texts_considered",
+            "texts_deduped",
+            "chunks_extracted",
+            "entities",
+            "relations",
+            "entities_linked",
+            "llm_calls",
+            "chars_sent",
+        ],
+        0,
+    )
+    assert llm_log(tmp_path) == []
 
 
 def test_failed_session_exits_1(tmp_path: Path) -> None:

@@ -87,3 +87,38 @@ def test_small_talk_costs_no_digest_request(graph: SessionsGraph) -> None:
     summary = graph.reconcile_session_sync("s-hi", llm_model_func=llm, extractor="llm")
     assert summary.digest == "offline" and llm.digest_prompts == []
     assert graph.session_digest("s-hi")["substance"] is False  # type: ignore[index]
+
+
+def test_the_digest_request_counts_every_character_sent(graph: SessionsGraph) -> None:
+    sent: list[int] = []
+    scripted = ScriptedLLM()
+
+    async def llm(prompt: str, system_prompt: str | None = None, **kwargs: object) -> str:
+        sent.append(len(prompt) + len(system_prompt or ""))
+        return await scripted(prompt, system_prompt, **kwargs)  # type: ignore[arg-type]
+
+    _work(graph, "s-1", "Add a job queue module to Orion")
+    summary = graph.reconcile_session_sync("s-1", llm_model_func=llm, extractor="llm")
+
+    assert summary.digest == "llm" and len(scripted.digest_prompts) == 1
+    assert summary.llm_calls == len(sent) and summary.chars_sent == sum(sent)
+
+
+def test_actions_the_digest_does_not_read_keep_the_llms_digest(graph: SessionsGraph) -> None:
+    """A new action the digest prompt leaves out (a system message) costs no
+    request, and the SessionEnd hook's offline rebuild after it does not
+    replace the LLM's digest: the kept digest counts the new action."""
+    llm = ScriptedLLM()
+    _work(graph, "s-1", "Add a job queue module to Orion")
+    assert graph.build_digest("s-1") is True  # stored, offline
+    graph.reconcile_session_sync("s-1", llm_model_func=llm, extractor="llm")
+    graph.record_actions(
+        "s-1", [{"action_id": "s-1-sys", "action_type": "system_message", "text": "Compacted."}]
+    )
+
+    again = graph.reconcile_session_sync("s-1", llm_model_func=llm, extractor="llm")
+    assert graph.build_digest("s-1") is False  # the LLM's digest is kept
+
+    assert again.digest == "llm-kept" and len(llm.digest_prompts) == 1
+    digest = graph.session_digest("s-1")
+    assert digest is not None and digest["source"] == "llm"

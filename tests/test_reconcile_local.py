@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 
 import pytest
 from reconcile_scripted import ScriptedLLM, record
@@ -249,3 +250,135 @@ def test_deeply_nested_json_is_reconciled(graph: SessionsGraph) -> None:
     assert summary.status == "reconciled", summary
     found = typed(graph, "s-1")
     assert found.get("tenacity") == "package" and found.get("tests/test_sender.py") == "file"
+
+
+def test_merging_the_llms_findings_into_the_local_ones() -> None:
+    """What an LLM pass over a chunk the local extractor did saves: a name
+    both found once (the local spelling and type, the LLM's description when
+    it gives one), a pair both related once (the LLM's words, the larger
+    weight), nothing relating a name to itself."""
+    from sessions_graph.reconcile.extraction import Extraction
+    from sessions_graph.reconcile.pipeline import merge_extractions
+
+    local = Extraction(
+        entities=[
+            {"name": "sender.py", "entity_type": "file", "description": "named as a path"},
+            {"name": "tenacity", "entity_type": "package", "description": "named as a package"},
+            {"name": "pytest", "entity_type": "tool", "description": "named as a command"},
+        ],
+        relations=[
+            {
+                "source": "sender.py",
+                "target": "tenacity",
+                "description": "together",
+                "keywords": "cooccurrence",
+                "weight": 3.0,
+            },
+            {
+                "source": "tenacity",
+                "target": "pytest",
+                "description": "together",
+                "keywords": "cooccurrence",
+                "weight": 1.0,
+            },
+        ],
+    )
+    llm = Extraction(
+        entities=[
+            {"name": "Tenacity", "entity_type": "library", "description": "A retry library."},
+            {"name": "Sender.py", "entity_type": "unknown", "description": ""},  # a relation end
+            {"name": "PyTest", "entity_type": "software", "description": "A test runner."},
+            {"name": "Mailer", "entity_type": "service", "description": "The mail API."},
+        ],
+        relations=[
+            {
+                "source": "Tenacity",
+                "target": "Sender.py",
+                "description": "wraps the call",
+                "keywords": "retry",
+                "weight": 1.0,
+            },
+            {
+                "source": "PyTest",
+                "target": "Tenacity",
+                "description": "tests it",
+                "keywords": "test",
+                "weight": 2.0,
+            },
+            {
+                "source": "PyTest",
+                "target": "pytest",
+                "description": "itself",
+                "keywords": "same",
+                "weight": 1.0,
+            },
+            {
+                "source": "Mailer",
+                "target": "PyTest",
+                "description": "tested by",
+                "keywords": "test",
+                "weight": 1.0,
+            },
+        ],
+    )
+
+    entities, relations = merge_extractions(local, llm)
+
+    assert entities == [
+        {"name": "sender.py", "entity_type": "file", "description": "named as a path"},
+        {"name": "tenacity", "entity_type": "package", "description": "A retry library."},
+        {"name": "pytest", "entity_type": "tool", "description": "A test runner."},
+        {"name": "Mailer", "entity_type": "service", "description": "The mail API."},
+    ]
+    assert relations == [
+        {
+            "source": "sender.py",
+            "target": "tenacity",
+            "description": "wraps the call",
+            "keywords": "retry",
+            "weight": 3.0,
+        },
+        {
+            "source": "tenacity",
+            "target": "pytest",
+            "description": "tests it",
+            "keywords": "test",
+            "weight": 2.0,
+        },
+        {
+            "source": "Mailer",
+            "target": "pytest",
+            "description": "tested by",
+            "keywords": "test",
+            "weight": 1.0,
+        },
+    ]
+
+
+def test_an_llm_run_saves_only_the_llms_findings(graph: SessionsGraph) -> None:
+    """The local extractor's findings join the LLM's only on chunks it did."""
+    record(graph, "s-1", "alice", DEBUG[0])
+    graph.reconcile_session_sync("s-1", llm_model_func=ScriptedLLM(), extractor="llm")
+    assert typed(graph, "s-1") == {"The": "concept"}  # the scripted model's one name
+
+
+def test_an_llm_pass_over_local_findings_prints_no_model_hint(
+    graph: SessionsGraph, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without the named-entity model, the local extractor says once how to
+    get it; the LLM pass that keeps its findings says nothing."""
+    from sessions_graph.reconcile.local import ner
+
+    for name in ner.MODEL_PACKAGES:
+        monkeypatch.setitem(sys.modules, name, None)  # as when not installed
+    monkeypatch.setattr(ner, "_model", None)
+    monkeypatch.setattr(ner, "_tried", False)
+    record(graph, "s-1", "alice", DEBUG[0])
+    graph.reconcile_session_sync("s-1", extractor="local")
+    assert "sessions-graph:" in capsys.readouterr().err
+
+    monkeypatch.setattr(ner, "_tried", False)  # a new process: the model looked for again
+    summary = graph.reconcile_session_sync("s-1", llm_model_func=ScriptedLLM(), extractor="llm")
+
+    assert summary.status == "reconciled" and summary.chunks_extracted == 1
+    assert capsys.readouterr().err == ""

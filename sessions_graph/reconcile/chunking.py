@@ -97,7 +97,7 @@ def chunk_text(
 ) -> list[Chunk]:
     """Cut normalised ``text`` into windows of ``size`` tokens overlapping by
     ``overlap``; identical windows (repeated log lines) are kept once."""
-    if size <= 0 or not 0 <= overlap < size:
+    if not 0 <= overlap < size:  # so size > 0 too
         raise ValueError("chunk size must be > 0 and 0 <= overlap < size")
     tokens = tokenizer.tokens(text)
     chunks: dict[str, Chunk] = {}

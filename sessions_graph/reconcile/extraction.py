@@ -74,10 +74,8 @@ class ChunkExtractor:
         self,
         llm_func: LLMFunc,
         *,
-        concurrency: int = 4,
+        concurrency: int,
         gleaning: int = 0,
-        tokenizer: Any | None = None,
-        addon_params: dict[str, Any] | None = None,
     ) -> None:
         # Deferred: LightRAG takes about a second to import, and only a run needs it.
         from lightrag.constants import (
@@ -95,8 +93,8 @@ class ChunkExtractor:
             "entity_extract_max_gleaning": gleaning,
             "entity_extract_max_records": DEFAULT_MAX_EXTRACTION_RECORDS,
             "entity_extract_max_entities": DEFAULT_MAX_EXTRACTION_ENTITIES,
-            "tokenizer": tokenizer or Tokenizer("sessions-graph-offline", OfflineTokenizer()),
-            "addon_params": addon_params or {},
+            "tokenizer": Tokenizer("sessions-graph-offline", OfflineTokenizer()),
+            "addon_params": {},  # LightRAG's default language and entity types
             # One chunk per call; our own semaphore bounds concurrency.
             "llm_model_max_async": 1,
         }
@@ -169,18 +167,18 @@ class ChunkExtractor:
         return result
 
 
+# LightRAG's parser drops a record with an empty field, and gives every
+# relation of its text format the weight 1.0: each field below is there.
+
+
 def _richest(records: list[dict[str, Any]]) -> dict[str, Any]:
     """LightRAG may report a name more than once per chunk; keep the fullest."""
-    return max(records, key=lambda r: len(r.get("description") or ""))
+    return max(records, key=lambda r: len(r["description"]))
 
 
 def _entity(name: str, records: list[dict[str, Any]]) -> dict[str, Any]:
     best = _richest(records)
-    return {
-        "name": name,
-        "entity_type": best.get("entity_type") or "other",
-        "description": best.get("description") or "",
-    }
+    return {"name": name, "entity_type": best["entity_type"], "description": best["description"]}
 
 
 def _relation(pair: tuple[str, str], records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -188,7 +186,7 @@ def _relation(pair: tuple[str, str], records: list[dict[str, Any]]) -> dict[str,
     return {
         "source": pair[0],
         "target": pair[1],
-        "description": best.get("description") or "",
-        "keywords": best.get("keywords") or "",
-        "weight": float(best.get("weight") or 1.0),
+        "description": best["description"],
+        "keywords": best["keywords"],
+        "weight": float(best["weight"]),
     }

@@ -190,8 +190,10 @@ def _anthropic(settings: Settings, model: str) -> LLMFunc:
         messages = [*(history_messages or []), {"role": "user", "content": prompt}]
         system = {"system": system_prompt} if system_prompt else {}
         note_request()  # each attempt is a request paid for, failed or not
+        # No temperature: the SDK dropped the argument in 1.0 (a TypeError on
+        # every call), and the newer models accept only the default.
         response = await client.messages.create(
-            model=model, messages=messages, max_tokens=MAX_OUTPUT_TOKENS, temperature=0, **system
+            model=model, messages=messages, max_tokens=MAX_OUTPUT_TOKENS, **system
         )
         return "".join(getattr(block, "text", "") for block in response.content)
 

@@ -380,7 +380,8 @@ def merge_extractions(
     """``first``'s entities and relations with ``second``'s added: a name both
     give (in any case) keeps ``first``'s spelling and type and takes
     ``second``'s description; a pair both relate is one relation with
-    ``second``'s description and keywords and the larger weight."""
+    ``second``'s description and keywords and the larger weight (both
+    extractors give every relation one)."""
     entities: dict[str, dict[str, Any]] = {}
     for entity in first.entities:
         entities.setdefault(entity["name"].casefold(), dict(entity))
@@ -406,7 +407,7 @@ def merge_extractions(
         if key in relations:
             old = relations[key]
             merged["source"], merged["target"] = old["source"], old["target"]
-            merged["weight"] = max(float(old.get("weight") or 1), float(rel.get("weight") or 1))
+            merged["weight"] = max(float(old["weight"]), float(rel["weight"]))
         relations[key] = merged
     return list(entities.values()), list(relations.values())
 
@@ -440,8 +441,8 @@ async def reconcile_pending(
     options: RunOptions,
     llm_model_func: LLMFunc | None = None,
     *,
-    limit: int = 50,
-    retry_failed: bool = False,
+    limit: int,
+    retry_failed: bool,
     on_claimed: Callable[[list[str]], None] | None = None,
     on_result: Callable[[ReconciliationSummary], None] | None = None,
 ) -> list[ReconciliationSummary]:

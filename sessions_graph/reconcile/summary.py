@@ -21,7 +21,8 @@ class ReconciliationSummary(BaseModel):
     session mentions after the run, dedup included. ``llm_calls`` counts the
     requests sent to the model, retries and failed ones included (a failed
     session reports what it spent); ``chars_sent`` counts every character of
-    every prompt sent (system prompt and history included).
+    every prompt sent (system prompt and history included). ``duration_s``
+    is the run's wall-clock time for the session, to the millisecond.
     """
 
     model_config = ConfigDict(extra="ignore")
