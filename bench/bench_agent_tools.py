@@ -113,13 +113,24 @@ def bench_memory_tool(db: Path, files: int) -> None:
         rows = {
             "save_memory": timed(save),
             "memory tool create": timed(
-                lambda i: tool.call({"command": "create", "path": f"/memories/n/{i}.md",
-                                     "file_text": f"note {i} python\n"})
+                lambda i: tool.call(
+                    {
+                        "command": "create",
+                        "path": f"/memories/n/{i}.md",
+                        "file_text": f"note {i} python\n",
+                    }
+                )
             ),
             "update_memory": timed(lambda i: graph.update_memory(ids[i], f"note {i} rust")),
             "memory tool str_replace": timed(
-                lambda i: tool.call({"command": "str_replace", "path": f"/memories/n/{i}.md",
-                                     "old_str": "python", "new_str": "rust"})
+                lambda i: tool.call(
+                    {
+                        "command": "str_replace",
+                        "path": f"/memories/n/{i}.md",
+                        "old_str": "python",
+                        "new_str": "rust",
+                    }
+                )
             ),
         }
     print(f"\n| memory tool, {files} files | median | p90 |\n| --- | --- | --- |")

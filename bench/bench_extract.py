@@ -89,8 +89,10 @@ def score(
     for chunk, got in zip(chunks, predicted, strict=True):
         want = chunk["expected"]
         for name, kind in got | want:
-            key = "tp" if (name, kind) in got and (name, kind) in want else (
-                "fp" if (name, kind) in got else "fn"
+            key = (
+                "tp"
+                if (name, kind) in got and (name, kind) in want
+                else ("fp" if (name, kind) in got else "fn")
             )
             counts[kind][key] += 1
         got_ner = {n for n, k in got if k in NER_TYPES}

@@ -35,9 +35,7 @@ HOLD_LOCK = (
 
 
 def prompt(text: str) -> str:
-    return json.dumps(
-        {"hook_event_name": "UserPromptSubmit", "session_id": "s-1", "prompt": text}
-    )
+    return json.dumps({"hook_event_name": "UserPromptSubmit", "session_id": "s-1", "prompt": text})
 
 
 def timed(cmd: list[str], payload: str, env: dict[str, str]) -> float:

@@ -31,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+
 def corpus(size: int) -> str:
     """``size`` characters of this package's source, repeated as needed."""
     text = "\n".join(p.read_text("utf-8") for p in sorted((ROOT / "sessions_graph").rglob("*.py")))
