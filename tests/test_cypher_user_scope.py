@@ -306,3 +306,27 @@ def test_setup_keys_the_actions_an_older_schema_stored(falkor: Any) -> None:
         "MATCH (s:Session)-[:HAS_ACTION]->(a:Action) RETURN s.user_id, a.action_id, a.action_key"
     ).result_set
     assert len(rows) == 8 and all(key == f"{user}|{aid}" for user, aid, key in rows)
+
+
+def test_forgetting_a_sessions_weights_leaves_another_users_on_the_same_action_id(
+    stores: tuple[Store, Store],
+) -> None:
+    """Action ids are the user's own, so bob's turn a-2 and alice's share the
+    weight key ``turn:a-2``: forgetting alice's session takes her weight of
+    it, never bob's (``interaction/forget_session_weights`` scopes by the
+    session's owner)."""
+    both, _ = stores
+    for user in ("alice", "bob"):
+        both.run(
+            "interaction/step_weights",
+            user_id=user,
+            keys=["turn:a-2"],
+            target=1.0,
+            alpha=0.3,
+            now="2024-05-06T10:00:00Z",
+        )
+    before = both.snapshot("bob")
+    both.run("interaction/forget_session_weights", session_id="s-alice")
+    assert both.snapshot("bob") == before
+    assert both.run("interaction/weights", user_id="alice", keys=["turn:a-2"]) == []
+    assert len(both.run("interaction/weights", user_id="bob", keys=["turn:a-2"])) == 1
