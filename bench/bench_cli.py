@@ -50,7 +50,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from common import percentile, process_env
+from common import add_trees_option, on_tree, percentile, process_env, tree_labels
 
 from sessions_graph import SessionsGraph
 
@@ -250,16 +250,17 @@ def measure(
     """Samples by row name (``command @ tree`` with several trees); each tree
     works on its own copy of the stores (``stores``, one per tree)."""
     rows: dict[str, list[tuple[float, float]]] = {"python -c pass": []}
+    labels = tree_labels(trees)
     for i in range(runs):
         rows["python -c pass"].append(timed([sys.executable, "-c", "pass"], env))
         for name, argv in TIMED:
             stdin = HOOK_EVENT.encode() if argv == ["hook"] else None
-            for tree, words in zip(trees, stores, strict=True):
+            for label, tree, words in zip(labels, trees, stores, strict=True):
                 fill = {**words, "query": QUERIES[i % len(QUERIES)]}
                 cmd = [script, *(word.format(**fill) for word in argv)]
-                row = f"{name} @ {Path(tree).name}" if tree and len(trees) > 1 else name
-                tree_env = {**env, "PYTHONPATH": tree, "SESSIONS_GRAPH_DB": words["db"]}
-                rows.setdefault(row, []).append(timed(cmd, tree_env if tree else env, stdin))
+                row = f"{name} @ {label}" if len(trees) > 1 else name
+                tree_env = on_tree({**env, "SESSIONS_GRAPH_DB": words["db"]}, tree)
+                rows.setdefault(row, []).append(timed(cmd, tree_env, stdin))
     return rows
 
 
@@ -283,15 +284,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
-    parser.add_argument(
-        "--trees",
-        nargs="+",
-        default=[None],
-        metavar="DIR",
-        help="Source trees to compare (each put first on PYTHONPATH in turn).",
-    )
+    add_trees_option(parser)
     args = parser.parse_args()
-    trees = [str(Path(t).resolve()) if t else None for t in args.trees]
+    trees = args.trees
     script = str(Path(sys.executable).parent / "sessions-graph")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

@@ -48,7 +48,7 @@ import time
 import uuid
 from pathlib import Path
 
-from common import percentile, process_env
+from common import add_trees_option, on_tree, percentile, process_env, tree_labels
 
 from sessions_graph import SessionsGraph
 
@@ -252,19 +252,11 @@ def measure(
     return walls, dict(CPU), injected, given_up
 
 
-def tree_labels(trees: list[str | None]) -> list[str]:
-    """Each tree's name in the table: its directory's name, numbered when
-    two are alike (``--trees . .`` measures the noise between equal code)."""
-    names = [Path(t).name if t else "installed" for t in trees]
-    return [f"{name}#{n}" if names.count(name) > 1 else name for n, name in enumerate(names)]
-
-
 def tree_env(home: Path, tree: str | None) -> dict[str, str]:
     """The environment of a hook process of ``tree`` (its code first on
     ``PYTHONPATH``, so the same installed dependencies run either tree's
     code), with its own store, config and state under ``home``."""
-    env = process_env(home, home / "bench.db", "bench")
-    return {**env, "PYTHONPATH": tree} if tree else env
+    return on_tree(process_env(home, home / "bench.db", "bench"), tree)
 
 
 def seed_tree(home: Path, tree: str | None, actions: int) -> None:
@@ -282,19 +274,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--actions", type=int, default=100_000)
-    parser.add_argument(
-        "--trees",
-        nargs="+",
-        default=[None],
-        metavar="DIR",
-        help="Source trees to compare (each put first on PYTHONPATH in turn).",
-    )
+    add_trees_option(parser)
     parser.add_argument("--seed-into", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.seed_into:
         seed(Path(args.seed_into) / "bench.db", Path(args.seed_into), args.actions)
         return
-    trees = [str(Path(t).resolve()) if t else None for t in args.trees]
+    trees = args.trees
     with tempfile.TemporaryDirectory() as tmp:
         homes = [Path(tmp) / f"tree{n}" for n in range(len(trees))]
         for tree, home in zip(trees, homes, strict=True):
