@@ -27,6 +27,19 @@ redis = pytest.importorskip("redis", reason="dev extra: falkordb (brings redis)"
 
 WORKSPACE = "base"
 
+#: recall/search_turns* parameters for alice's turns naming zebra, no filter set.
+SEARCH_TURNS = {
+    "user_id": "alice",
+    "query": "+data.user_key:kalice zebra",
+    "search_limit": 100,
+    "exclude": None,
+    "only": None,
+    "since": None,
+    "until": None,
+    "project": None,
+    "project_dir": None,
+}
+
 _INDEX_LABEL = {"memory_content_index": "Memory", "action_recall_index": "Action"}
 _SEARCH = re.compile(r"CALL text_search\.search\('(\w+)',[^\n]*\)\s*YIELD node, score")
 

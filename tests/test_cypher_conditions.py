@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from falkordb_store import WORKSPACE, Store, runnable
+from falkordb_store import SEARCH_TURNS, WORKSPACE, Store, runnable
 
 from sessions_graph.engines.base import action_key
 
@@ -244,18 +244,6 @@ def filtered(falkor: Any, request: pytest.FixtureRequest) -> Store:
     return store
 
 
-_NO_FILTER = {
-    "user_id": "alice",
-    "query": "+data.user_key:kalice zebra",
-    "search_limit": 100,
-    "exclude": None,
-    "only": None,
-    "since": None,
-    "until": None,
-    "project": None,
-    "project_dir": None,
-}
-
 #: (filters, the sessions whose turns are found)
 FILTER_CASES: list[tuple[dict[str, Any], set[str]]] = [
     ({}, set(FILTERED)),
@@ -272,7 +260,7 @@ FILTER_CASES: list[tuple[dict[str, Any], set[str]]] = [
 def test_recall_filters_narrow_the_turns_found(
     filtered: Store, statement: str, filters: dict[str, Any], found: set[str]
 ) -> None:
-    rows = filtered.run(statement, **{**_NO_FILTER, **filters})
+    rows = filtered.run(statement, **{**SEARCH_TURNS, **filters})
     assert {row[1] for row in rows} == found
 
 

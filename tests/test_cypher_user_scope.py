@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from falkordb_store import Store, runnable, seed
+from falkordb_store import SEARCH_TURNS, Store, runnable, seed
 
 from sessions_graph import cypher
 
@@ -108,18 +108,6 @@ def test_each_user_statement_keeps_its_scoping_predicates(name: str) -> None:
 
 # --- Execution on FalkorDB -------------------------------------------------
 
-#: Each text index's label, for standing in its search by a label match.
-_SEARCH_TURNS = {
-    "user_id": "alice",
-    "query": "+data.user_key:kalice zebra",
-    "search_limit": 100,
-    "exclude": None,
-    "only": None,
-    "since": None,
-    "until": None,
-    "project": None,
-    "project_dir": None,
-}
 _FILES = {"user_id": "alice", "path": "/memories", "under": "/memories/"}
 _ALICE = {"user_id": "alice"}
 _NOW = {"now": "2024-06-01T00:00:00Z"}
@@ -183,8 +171,8 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("memory_file/at_or_under", _FILES),
     ("memory_file/conflicts", {**_FILES, "parents": ["/memories"]}),
     ("recall/entities", {**_ALICE, "id": lambda store: store.entity_id("zebra"), "limit": 100}),
-    ("recall/search_turns", _SEARCH_TURNS),
-    ("recall/search_turns_int_limit", _SEARCH_TURNS),
+    ("recall/search_turns", SEARCH_TURNS),
+    ("recall/search_turns_int_limit", SEARCH_TURNS),
     (
         "recall/turn_windows",
         {**_ALICE, "action_keys": ["alice|a-2", "bob|a-2"], "radius": 1},
@@ -236,7 +224,7 @@ def test_the_stand_in_search_does_reach_bob(stores: tuple[Store, Store]) -> None
     condition, the search statement would return bob's turns."""
     both, _ = stores
     text = runnable("recall/search_turns").replace("WHERE s.user_id = $user_id", "WHERE true")
-    rows = both.graph.query(text, _SEARCH_TURNS).result_set
+    rows = both.graph.query(text, SEARCH_TURNS).result_set
     assert "s-bob" in str(rows)
 
 
