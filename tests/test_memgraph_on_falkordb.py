@@ -204,6 +204,34 @@ def test_setup_rewrites_only_the_turn_documents_cut_otherwise(open_graph: Open) 
     }
 
 
+def test_setup_stems_the_turn_documents_written_before_stems(open_graph: Open) -> None:
+    """A store written before schema version 15 holds documents as written,
+    which a question asked as stems no longer finds ("zebras" is asked as
+    "zebra", the document says "zebra's"...): ``setup`` writes them again as
+    stems, so word forms find them, and marks them so it never does twice."""
+    graph, driver = open_graph(CURRENT_RELEASE)
+    _recorded(graph)
+    driver.graph.query(
+        "MATCH (a:Action {action_id: 's-web-0'}) REMOVE a.recall_stemmed"
+        " SET a.recall_body = 'alice asks about the zebras in s-web asking'"
+    )
+    assert "s-web" not in {h.session_id for h in graph.recall("alice", "asked").hits}
+    graph.setup()
+    [[stemmed, body]] = driver.graph.query(
+        "MATCH (a:Action {action_id: 's-web-0'}) RETURN a.recall_stemmed, a.recall_body"
+    ).result_set
+    assert stemmed is True and body.split()[:4] == ["alic", "ask", "about", "the"]
+    assert {h.session_id for h in graph.recall("alice", "asked zebras").hits} == {
+        "s-app",
+        "s-web",
+        "s-late",
+    }
+    rewrite = load("recall/set_documents")
+    driver.sent.clear()
+    graph.setup()
+    assert rewrite not in driver.sent
+
+
 def test_every_listed_gap_names_a_test_that_exists() -> None:
     """A gap left listed after its test was renamed or deleted would hide
     nothing today, but would skip whatever test takes the name next: each

@@ -104,13 +104,14 @@ def test_recorded_actions_get_their_documents_in_the_same_transaction() -> None:
     assert documents["new-1"] == {
         "action_id": "new-1",
         "action_key": "alice|new-1",
-        "body": "RabbitMQ, durable",
-        "context": "which queue? which queue?",  # the turn before counts twice
+        # Stems, as FTS5's porter tokenizer indexes them: Tantivy has none.
+        "body": "rabbitmq durabl",
+        "context": "which queue which queue",  # the turn before counts twice
         "speaker": None,
         "asks": False,
         "only_asks": False,
         "tells_time": False,
     }
     assert documents["old-1"]["asks"] is True and documents["old-1"]["only_asks"] is True
-    assert documents["old-1"]["context"] == "RabbitMQ, durable"
+    assert documents["old-1"]["context"] == "rabbitmq durabl"
     assert writes[0].params["user_key"] == user_key("alice")

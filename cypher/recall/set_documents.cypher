@@ -1,4 +1,5 @@
-// Write turn documents (recall_body, recall_context), what recall weighs them
+// Write turn documents (recall_body, recall_context, as their words' stems:
+// recall_stemmed, schema version 15), what recall weighs them
 // by (recall_speaker, recall_asks, recall_only_asks, recall_tells_time) and the
 // user key that scopes them in action_recall_index; recall_cut_bytes is the
 // size long words were cut to (index_text.words), so that setup finds
@@ -9,4 +10,4 @@ MATCH (a:Action {action_key: d.action_key})
 SET a.recall_body = d.body, a.recall_context = d.context, a.user_key = $user_key,
     a.recall_speaker = d.speaker, a.recall_asks = d.asks, a.recall_only_asks = d.only_asks,
     a.recall_tells_time = d.tells_time,
-    a.recall_cut_bytes = $cut_bytes
+    a.recall_cut_bytes = $cut_bytes, a.recall_stemmed = true

@@ -3,7 +3,9 @@ over turns, the turns around a hit, and the entities a recall names.
 
 The turn index is three properties of each Action in one text index:
 ``recall_body`` (its own text), ``recall_context`` (its neighbours') and
-``user_key`` (as on memories: the user inside the Tantivy query). Both text
+``user_key`` (as on memories: the user inside the Tantivy query). Tantivy
+does not stem, so both text properties hold their words' stems, and a
+question's words are asked as theirs (``index_text.stems``). Both text
 properties are searched separately and summed here with the context weighed
 0.3, which needs no boost syntax from the parser.
 
@@ -18,6 +20,7 @@ from typing import Any
 from sessions_graph.engines.base import Record, action_key, project_scope
 from sessions_graph.engines.memgraph.rows import _rows, user_key
 from sessions_graph.index_text.records import group_entity_units
+from sessions_graph.index_text.stems import stemmed, stemmed_terms
 from sessions_graph.index_text.turns import TURN_CONTEXT_WEIGHT, TURN_RADIUS, turn_documents
 from sessions_graph.provenance import conversation_rows
 from sessions_graph.query import MAX_TOKEN_BYTES
@@ -49,7 +52,12 @@ class Recall:
             )
         )
         documents = [
-            {**d, "action_key": action_key(user_id, d["action_id"])}
+            {
+                **d,
+                "action_key": action_key(user_id, d["action_id"]),
+                "body": stemmed(d["body"]),
+                "context": stemmed(d["context"]),
+            }
             for d in turn_documents(rows, first_seq)
         ]
         if documents:
@@ -85,6 +93,7 @@ class Recall:
             "project": project,
             "project_dir": project_dir,
         }
+        terms = stemmed_terms(terms)
         for field, weight in (("recall_body", 1.0), ("recall_context", TURN_CONTEXT_WEIGHT)):
             query = turn_search_query(terms, field, user_key(user_id))
             for row in self._read(self._server_form("recall/search_turns"), query=query, **params):

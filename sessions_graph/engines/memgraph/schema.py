@@ -38,7 +38,10 @@ from sessions_graph.errors import StoreError, StoreUnavailableError
 #: and index (``schema/retired``).
 #: 14: turn documents hold whether an Asking Turn only asks
 #: (``recall_only_asks``; ``setup`` rewrites older ones).
-SCHEMA_VERSION = 14
+#: 15: turn documents are their words' Porter stems, and questions are asked
+#: as theirs (``recall_stemmed``; Tantivy does not stem; ``setup`` rewrites
+#: older ones).
+SCHEMA_VERSION = 15
 
 #: What a schema statement's error says when the object is already there /
 #: already gone. Memgraph 3.6.2, 3.11 and main report an existing or missing
