@@ -1,0 +1,69 @@
+"""The hook's flow, run in-process (``runner.run``, as ``sessions-graph hook``
+runs it): what ``status`` notes for a refused payload, and where a large
+transcript backlog is imported."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from test_hooks_helpers import claude_payload
+
+from sessions_graph.engines.sqlite import SQLiteEngine
+from sessions_graph.hooks import runner
+from sessions_graph.hooks.handle import HOOK_IMPORT_BYTES
+from sessions_graph.hooks.health import last_events
+from sessions_graph.hooks.spool import pending_files, replay_lock
+from sessions_graph.settings import Settings
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(db=str(tmp_path / "s.db"), state_dir=str(tmp_path / "state"), user_id="alice")
+
+
+@pytest.mark.parametrize(("payload", "noted"), [({"hook_event_name": "Stop"}, "Stop"), ({}, "?")])
+def test_a_refused_payload_is_noted_under_its_event_for_status(
+    settings: Settings, capsys: pytest.CaptureFixture[str], payload: dict, noted: str
+) -> None:
+    """No session id: refused, said in one line, and ``status`` shows which
+    event it was (``?`` when it did not say)."""
+    assert runner.run([json.dumps(payload)], settings) is None
+    assert last_events(Path(settings.state_dir))["unknown"]["event"] == noted
+    assert last_events(Path(settings.state_dir))["unknown"]["outcome"] == "rejected (bad payload)"
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "hook payload rejected" in err
+    assert not Path(settings.db).exists()
+
+
+def _transcript_of(path: Path, size: int) -> None:
+    """A transcript of exactly ``size`` bytes: one prompt, then an entry that
+    carries no conversation (a snapshot) padded to the size."""
+    prompt = {"type": "user", "uuid": "u-1", "message": {"content": "the prompt"}}
+    head = (json.dumps(prompt) + "\n").encode()
+    empty = b'{"type": "file-history-snapshot", "pad": ""}\n'
+    pad = b"x" * (size - len(head) - len(empty))
+    path.write_bytes(head + empty.replace(b'""', b'"' + pad + b'"'))
+    assert path.stat().st_size == size
+
+
+@pytest.mark.parametrize(
+    ("size", "by_the_hook"), [(HOOK_IMPORT_BYTES, True), (HOOK_IMPORT_BYTES + 1, False)]
+)
+def test_a_backlog_up_to_the_hooks_share_is_imported_by_the_hook_itself(
+    tmp_path: Path, settings: Settings, size: int, by_the_hook: bool
+) -> None:
+    """docs: a hook imports up to HOOK_IMPORT_BYTES of transcript; a larger
+    backlog waits in the spool for the background replay (held off here by
+    holding its lock, so that what the hook alone does can be seen)."""
+    transcript = tmp_path / "s-1.jsonl"
+    _transcript_of(transcript, size)
+    with replay_lock(settings) as held:
+        assert held
+        runner.run([claude_payload("Stop", "s-1", transcript)], settings)
+    engine = SQLiteEngine(settings.db)
+    stored = [a["text"] for a in engine.get_actions("s-1")]
+    engine.close()
+    assert stored == (["the prompt"] if by_the_hook else [])
+    assert len(pending_files(settings)) == (0 if by_the_hook else 1)
