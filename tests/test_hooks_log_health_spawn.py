@@ -76,14 +76,29 @@ def test_a_background_child_is_told_where_the_store_is(monkeypatch: pytest.Monke
     assert "SESSIONS_GRAPH_MEMGRAPH_URL" not in env
 
 
-def test_a_background_child_runs_in_its_own_session(tmp_path: Path) -> None:
-    """So that the agent's Ctrl-C, or its exit, does not end it."""
+def test_a_background_child_runs_in_its_own_session_and_holds_none_of_our_pipes(
+    tmp_path: Path,
+) -> None:
+    """So that the agent's Ctrl-C, or its exit, does not end it; and so that
+    a pipe the runtime handed the hook (one it waits on for end of file) is
+    not held open by a reconcile run lasting minutes."""
     settings = Settings(db=str(tmp_path / "s.db"), state_dir=str(tmp_path / "state"))
-    child = spawn_detached(
-        settings, ["-c", "import time; time.sleep(30)"], tmp_path / "child.log", dict(os.environ)
-    )
+    read, write = os.pipe()
+    os.set_inheritable(write, True)
+    try:
+        child = spawn_detached(
+            settings,
+            ["-c", "import time; time.sleep(30)"],
+            tmp_path / "child.log",
+            dict(os.environ),
+        )
+    finally:
+        os.close(read)
+        os.close(write)
     try:
         assert os.getsid(child.pid) == child.pid != os.getsid(0)
+        held = {os.readlink(fd) for fd in Path(f"/proc/{child.pid}/fd").iterdir()}
+        assert not any(target.startswith("pipe:") for target in held), held
     finally:
         os.kill(child.pid, signal.SIGKILL)
         child.wait()

@@ -410,3 +410,16 @@ def test_one_call_reads_at_most_32_mib_and_the_rest_waits_for_the_next(tmp_path:
     assert ([offset for offset, _ in lines], cursor, skipped) == ([0], window, 0)
     lines, cursor, *_ = read_complete_lines(path, cursor)
     assert lines == [(window, b'{"a": 1}\n')] and cursor == window + 9
+
+
+def test_a_one_byte_transcript_is_not_taken_for_a_rewrite_on_the_next_read(
+    tmp_path: Path,
+) -> None:
+    """A last line without its newline counts when it parses (here the bare
+    value ``7``): the cursor after it carries a fingerprint like any other."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"7")
+    first = read_complete_lines(path, 0)
+    assert (first.lines, first.offset) == ([(0, b"7")], 1) and first.fingerprint
+    again = read_complete_lines(path, first.offset, first.fingerprint)
+    assert (again.lines, again.offset, again.reread) == ([], 1, False)
