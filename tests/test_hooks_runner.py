@@ -67,3 +67,28 @@ def test_a_backlog_up_to_the_hooks_share_is_imported_by_the_hook_itself(
     engine.close()
     assert stored == (["the prompt"] if by_the_hook else [])
     assert len(pending_files(settings)) == (0 if by_the_hook else 1)
+
+
+def test_the_next_hook_replays_what_was_spooled_before_its_own_event(settings: Settings) -> None:
+    """Events the store could not take wait in the spool; the next hook
+    applies them first, in order, each as its owner's (an event kept while
+    the settings were unusable is the user's of the settings that replay it),
+    then its own event, all before it returns. Called without a start time,
+    as a caller other than ``sessions-graph hook`` would."""
+    from sessions_graph.hooks.spool import spool_is_empty, spool_payload
+
+    def prompt(session_id: str, text: str) -> dict:
+        return json.loads(claude_payload("UserPromptSubmit", session_id, None, prompt=text))
+
+    spool_payload(settings, prompt("s-1", "first"), user_id="alice")
+    spool_payload(settings, prompt("s-bob", "bob's"), user_id="bob")
+    spool_payload(settings, prompt("s-1", "second"), user_id=None)
+    runner.run([json.dumps(prompt("s-1", "third"))], settings)
+    assert spool_is_empty(settings)
+    assert not (settings.spool_dir / "rejected").exists()
+    engine = SQLiteEngine(settings.db)
+    owners = {sid: engine.get_session(sid)["user_id"] for sid in ("s-1", "s-bob")}
+    texts = [a["text"] for a in engine.get_actions("s-1")]
+    engine.close()
+    assert owners == {"s-1": "alice", "s-bob": "bob"}
+    assert texts == ["first", "second", "third"]
