@@ -423,3 +423,11 @@ def test_a_one_byte_transcript_is_not_taken_for_a_rewrite_on_the_next_read(
     assert (first.lines, first.offset) == ([(0, b"7")], 1) and first.fingerprint
     again = read_complete_lines(path, first.offset, first.fingerprint)
     assert (again.lines, again.offset, again.reread) == ([], 1, False)
+
+
+def test_blanks_after_the_last_newline_wait_like_any_unfinished_line(tmp_path: Path) -> None:
+    """Only a last line that parses counts without its newline: blanks do not
+    (the next write may continue them into an entry)."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"a": 1}\n  ')
+    assert read_complete_lines(path, 0)[:3] == ([(0, b'{"a": 1}\n')], 9, 0)
