@@ -49,9 +49,9 @@ def test_an_assistant_entry_yields_its_text_and_tool_calls_by_block() -> None:
         ("u-1:1", "assistant_message", "Looking.", None, None, False),
         ("u-1:2", "tool_call", '{"a": 1, "b": "é"}', "Bash", "t-1", False),
     ]
-    assert {a["timestamp"] for a in line_actions(json.dumps(entry).encode(), 0, "s1")} == {
-        "2026-11-29T10:00:00.000Z"
-    }
+    actions = line_actions(json.dumps(entry).encode(), 0, "s1")
+    assert {a["timestamp"] for a in actions} == {"2026-11-29T10:00:00.000Z"}
+    assert [a["origin"] for a in actions] == ["conversation", "conversation"]
 
 
 def test_a_user_entry_is_a_prompt_and_a_tool_result_keeps_its_error_flag() -> None:
@@ -90,6 +90,7 @@ def test_what_the_runtime_injects_is_a_system_message() -> None:
         ("u-5", "system_message", "summary", None, None, False),
         ("u-6", "system_message", "Conversation compacted", None, None, False),
     ]
+    assert {a["origin"] for a in line_actions(json.dumps(system).encode(), 0, "s1")} == {"client"}
 
 
 def test_entries_without_conversation_yield_nothing() -> None:
