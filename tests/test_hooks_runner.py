@@ -92,3 +92,41 @@ def test_the_next_hook_replays_what_was_spooled_before_its_own_event(settings: S
     engine.close()
     assert owners == {"s-1": "alice", "s-bob": "bob"}
     assert texts == ["first", "second", "third"]
+
+
+def test_a_payload_of_32_mib_is_taken_and_one_byte_more_refused(
+    settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The documented limit holds for a payload passed as the argument (Codex
+    ``notify``) as for one on stdin."""
+    limit = 32 * 1024 * 1024
+
+    def padded(session_id: str, size: int) -> str:
+        # JSON allows blanks after the value: the event stays small.
+        body = claude_payload("UserPromptSubmit", session_id, None, prompt="sized prompt")
+        return body + " " * (size - len(body))
+
+    runner.run([padded("s-limit", limit)], settings)
+    assert capsys.readouterr().err == ""
+    runner.run([padded("s-over", limit + 1)], settings)
+    assert capsys.readouterr().err.strip().endswith(f"payload larger than {limit} bytes")
+    engine = SQLiteEngine(settings.db)
+    stored = [[a["text"] for a in engine.get_actions(sid)] for sid in ("s-limit", "s-over")]
+    engine.close()
+    assert stored == [["sized prompt"], []]
+
+
+def test_a_hook_that_can_neither_store_nor_spool_says_so_in_one_line_and_exits_0(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The store's directory and the state directory are both files: the
+    event cannot be kept anywhere, and the agent gets one line, never a
+    traceback."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("SESSIONS_GRAPH_DB", str(blocker / "s.db"))
+    monkeypatch.setenv("SESSIONS_GRAPH_STATE_DIR", str(blocker / "state"))
+    assert runner.main([claude_payload("Stop", "s-1", None)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1 and captured.err.startswith("sessions-graph: hook failed:")
