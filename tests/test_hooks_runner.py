@@ -5,6 +5,7 @@ transcript backlog is imported."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -126,6 +127,9 @@ def test_a_hook_that_can_neither_store_nor_spool_says_so_in_one_line_and_exits_0
     blocker.write_text("")
     monkeypatch.setenv("SESSIONS_GRAPH_DB", str(blocker / "s.db"))
     monkeypatch.setenv("SESSIONS_GRAPH_STATE_DIR", str(blocker / "state"))
+    # The hook hides these modules for its own short life; not for the tests after this one.
+    for name in runner.UNUSED_BY_HOOKS:
+        monkeypatch.setitem(sys.modules, name, sys.modules.get(name))
     assert runner.main([claude_payload("Stop", "s-1", None)]) == 0
     captured = capsys.readouterr()
     assert captured.out == ""
