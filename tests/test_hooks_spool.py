@@ -153,3 +153,15 @@ def test_a_drain_that_cannot_open_the_store_keeps_the_files_and_says_why(
     assert pending_files(settings) == [event]
     assert "WARN" in settings.log_path.read_text()
     assert "background replay stopped" in settings.log_path.read_text()
+
+
+def test_a_drain_applies_the_whole_spool_and_says_how_much() -> None:
+    settings = load_settings()
+    for text in ("one", "two"):
+        spool_payload(settings, _prompt("s-1", text), user_id="alice")
+    assert drain.main() == 0
+    assert spool_is_empty(settings)
+    graph = SessionsGraph(settings=settings)
+    assert [a.text for a in graph.get_actions("s-1")] == ["one", "two"]
+    graph.close()
+    assert "background replay: 2 spooled events applied" in settings.log_path.read_text()
