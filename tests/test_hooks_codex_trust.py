@@ -8,6 +8,7 @@ trusts ours, and only ours, through Codex itself (``codex_trust``)."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,24 @@ def test_a_request_codex_refuses_is_one_error_naming_it(hooks_file: Path) -> Non
 def test_a_codex_that_cannot_answer_is_one_error(hooks_file: Path, binary: str, said: str) -> None:
     with pytest.raises(CodexTrustError, match=said):
         our_hooks(hooks_file, hooks_file.parent.parent, binary)
+
+
+def _our_app_servers() -> list[int]:
+    """Children of this process that run ``codex app-server`` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue  # ended meanwhile
+        if int(fields[1]) == os.getpid() and b"app-server" in cmdline:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_no_app_server_is_left_running_once_the_answer_is_in(hooks_file: Path) -> None:
+    """Each call starts Codex's app server and ends it before returning: an
+    install must not leave a server process behind."""
+    assert our_hooks(hooks_file, hooks_file.parent.parent, CODEX)
+    assert _our_app_servers() == []

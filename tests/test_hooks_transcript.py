@@ -363,3 +363,71 @@ def test_a_codex_tool_output_is_an_error_only_when_it_says_so(tmp_path: Path) ->
         ("failed run", True),
         ("ok", False),
     ]
+
+
+def test_a_missing_transcript_keeps_its_cursor_and_is_no_rewrite(tmp_path: Path) -> None:
+    """Runtimes create the file lazily: nothing is read, skipped or reported."""
+    missing = read_complete_lines(tmp_path / "later.jsonl", 120, "78-0badf00d")
+    assert missing == ([], 120, 0, "78-0badf00d", False)
+
+
+def test_an_empty_transcript_has_no_fingerprint(tmp_path: Path) -> None:
+    """None stands for "nothing read yet" in the stored cursor (engines/base.py)."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"")
+    assert read_complete_lines(path, 0) == ([], 0, 0, None, False)
+    path.write_bytes(b'{"a": 1')  # a first line still being written
+    assert read_complete_lines(path, 0) == ([], 0, 0, None, False)
+
+
+def test_fingerprints_stored_by_earlier_versions_still_match(tmp_path: Path) -> None:
+    """The fingerprint is stored with the cursor: computed any other way, every
+    stored cursor would stop matching on upgrade, and every transcript be read
+    again from its start. These values were stored by this format's first
+    release: a long prefix (head and tail windows apart) and a short one."""
+    path = tmp_path / "s.jsonl"
+    lines = [(json.dumps({"n": n, "text": "x" * 90}) + "\n").encode() for n in range(100)]
+    path.write_bytes(b"".join(lines))
+    assert read_complete_lines(path, 0)[1:4] == (11190, 0, "2bb6-bc0607e3")
+    path.write_bytes(lines[0])
+    assert read_complete_lines(path, 0)[1:4] == (111, 0, "6f-58d893d5")
+    with path.open("ab") as fh:
+        fh.write(lines[1])
+    again = read_complete_lines(path, 111, "6f-58d893d5")
+    assert (again.lines, again.reread) == ([(111, lines[1])], False)
+
+
+def test_one_call_reads_at_most_32_mib_and_the_rest_waits_for_the_next(tmp_path: Path) -> None:
+    """The documented bound of one read: a line filling the window exactly is
+    consumed whole, the line after it is left for the next call."""
+    window = 32 * 1024 * 1024
+    head = b'{"type": "user", "content": "'
+    first = head + b"x" * (window - len(head) - 3) + b'"}\n'
+    assert len(first) == window
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(first + b'{"a": 1}\n')
+    lines, cursor, skipped, *_ = read_complete_lines(path, 0)
+    assert ([offset for offset, _ in lines], cursor, skipped) == ([0], window, 0)
+    lines, cursor, *_ = read_complete_lines(path, cursor)
+    assert lines == [(window, b'{"a": 1}\n')] and cursor == window + 9
+
+
+def test_a_one_byte_transcript_is_not_taken_for_a_rewrite_on_the_next_read(
+    tmp_path: Path,
+) -> None:
+    """A last line without its newline counts when it parses (here the bare
+    value ``7``): the cursor after it carries a fingerprint like any other."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b"7")
+    first = read_complete_lines(path, 0)
+    assert (first.lines, first.offset) == ([(0, b"7")], 1) and first.fingerprint
+    again = read_complete_lines(path, first.offset, first.fingerprint)
+    assert (again.lines, again.offset, again.reread) == ([], 1, False)
+
+
+def test_blanks_after_the_last_newline_wait_like_any_unfinished_line(tmp_path: Path) -> None:
+    """Only a last line that parses counts without its newline: blanks do not
+    (the next write may continue them into an entry)."""
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"a": 1}\n  ')
+    assert read_complete_lines(path, 0)[:3] == ([(0, b'{"a": 1}\n')], 9, 0)

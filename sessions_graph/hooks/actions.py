@@ -33,10 +33,8 @@ def make_action(
     tool_name: str | None = None,
     tool_use_id: str | None = None,
     is_error: bool = False,
-    action_origin: str | None = None,
 ) -> Action:
-    """An action, with its origin (``provenance``): ``action_origin`` when the
-    capture knows better than the text can tell, else read from what it is."""
+    """An action, with its origin (``provenance``) read from what it is."""
     return {
         "action_id": action_id,
         "action_type": action_type,
@@ -45,5 +43,5 @@ def make_action(
         "tool_name": tool_name,  # callers pass these through ``short``
         "tool_use_id": tool_use_id,
         "is_error": is_error,
-        "origin": action_origin or origin(action_type, text, tool_name),
+        "origin": origin(action_type, text, tool_name),
     }

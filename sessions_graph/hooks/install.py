@@ -123,13 +123,10 @@ def is_ours(command: Any) -> bool:
 
 
 def _is_plain(command: str) -> bool:
-    """Whether a hook command of ours is in the shape install writes
-    (``<sessions-graph> hook`` or ``<python> -m sessions_graph hook``), so
-    that replacing it loses nothing the user wrote."""
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return False
+    """Whether a hook command of ours (``is_ours``: it splits into words) is
+    in the shape install writes (``<sessions-graph> hook`` or ``<python> -m
+    sessions_graph hook``), so that replacing it loses nothing the user wrote."""
+    words = shlex.split(command)
     if len(words) == 2:
         return words[0].endswith("/sessions-graph") or words[0] == "sessions-graph"
     return len(words) == 4 and words[1:] == ["-m", "sessions_graph", "hook"]
@@ -289,7 +286,7 @@ def plan_uninstall_hooks(settings_file: Path) -> Edit:
     for event, groups in list(hooks.items() if isinstance(hooks, dict) else ()):
         if not isinstance(groups, list):
             continue
-        removed = 0
+        removed = False
         for group in list(groups):
             inner = group.get("hooks") if isinstance(group, dict) else None
             if not isinstance(inner, list):
@@ -297,7 +294,7 @@ def plan_uninstall_hooks(settings_file: Path) -> Edit:
             kept = [h for h in inner if not (isinstance(h, dict) and is_ours(h.get("command")))]
             if len(kept) == len(inner):
                 continue
-            removed += len(inner) - len(kept)
+            removed = True
             if kept:
                 group["hooks"] = kept
             else:
@@ -521,8 +518,9 @@ def _replace_codex_table(config_file: Path, text: str, block: str) -> str:
         not _ANY_HEADER.match(lines[end]) or _CODEX_SUBTABLE.match(lines[end])
     ):
         end += 1
-    # Blank lines before the next table are the layout's (the header stops the scan).
-    while block == "" and not lines[end - 1].strip():
+    # Blank lines before the next table are the layout's, whether our table
+    # is removed or rewritten (the header, not blank, stops the scan).
+    while not lines[end - 1].strip():
         end -= 1
     head = "".join(lines[:start])
     if block == "" and head.endswith("\n\n"):
@@ -622,11 +620,6 @@ class _Number:
 
     def __init__(self, text: str) -> None:
         self.text = text
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Number) and other.text == self.text
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 def _load_json(path: Path) -> dict[str, Any]:
@@ -745,7 +738,9 @@ def _disallow_tools(data: dict[str, Any]) -> list[str]:
     allow = permissions.get("allow") if isinstance(permissions, dict) else None
     if not isinstance(allow, list):
         return []
-    ours = set(allowed_tool_rules())
+    # A list, not a set: the user's list may hold anything JSON does (a
+    # number, a list), and membership in a set would need it hashable.
+    ours = allowed_tool_rules()
     kept = [rule for rule in allow if rule not in ours]
     if len(kept) == len(allow):
         return []

@@ -65,8 +65,8 @@ class Imported(NamedTuple):
     actions: list[Action]
     offset: int
     skipped: int
-    fingerprint: str | None = None
-    reread: bool = False
+    fingerprint: str | None
+    reread: bool
 
 
 def fingerprint(fh: BinaryIO, offset: int) -> str | None:
