@@ -392,3 +392,40 @@ def test_a_transcript_rewritten_since_the_last_import_is_read_again_and_said_so(
         "Stop session=s-1 new_actions=2;"
         " transcript rewritten since the last import, read again from its start"
     )
+
+
+@pytest.mark.parametrize(("extra", "by_the_hook"), [(0, True), (1, False)])
+def test_a_backlog_of_2_mib_is_imported_by_the_hook_and_more_by_the_background_replay(
+    tmp_path: Path, settings: Settings, graph: SessionsGraph, extra: int, by_the_hook: bool
+) -> None:
+    """What a hook imports itself is bounded (seconds of work otherwise): a
+    transcript backlog of 2 MiB is, one byte more is spooled for the replay
+    in the background (held off here, so that the hook's own part shows)."""
+    from sessions_graph.hooks.runner import run
+    from sessions_graph.hooks.spool import replay_lock, spool_is_empty
+
+    transcript = ClaudeTranscript(tmp_path / "s-1.jsonl", "s-1")
+    entry = transcript.user("")
+    bare = len(json.dumps(entry)) + 1
+    entry["message"]["content"] = "x" * (2 * 1024 * 1024 + extra - bare)
+    transcript.path.write_text(json.dumps(entry) + "\n")
+    assert transcript.path.stat().st_size == 2 * 1024 * 1024 + extra
+    with replay_lock(settings) as held:
+        assert held
+        run([claude_payload("Stop", "s-1", transcript.path)], settings)
+        assert (len(graph.engine.get_actions("s-1")) == 1) is by_the_hook
+        assert spool_is_empty(settings) is by_the_hook
+
+
+@pytest.mark.parametrize(("event", "answered"), [("Stop", True), ("PreCompact", False)])
+def test_a_stop_answers_the_turns_prompt_with_its_reply(
+    tmp_path: Path, settings: Settings, graph: SessionsGraph, event: str, answered: bool
+) -> None:
+    handle_payload(graph, settings, _start("s-1"), "alice")
+    graph.record_interaction("alice", "s-1", "which cache?", [], source="prompt", seq_from=0)
+    transcript = ClaudeTranscript(tmp_path / "s-1.jsonl", "s-1")
+    transcript.user("which cache?")
+    transcript.assistant("Redis.")
+    handle_payload(graph, settings, _event(event, "s-1", transcript.path), "alice")
+    (row,) = graph.interactions("alice", "s-1", plain=True)
+    assert row["answer"] == ("Redis." if answered else None)
