@@ -402,8 +402,13 @@ def test_a_prompt_without_a_topic_injects_nothing(
     assert ask(graph, root, prompt) is None
 
 
-def test_this_sessions_own_turns_are_not_injected(graph: SessionsGraph, root: Path) -> None:
+def test_this_sessions_own_turns_and_memories_are_not_injected(
+    graph: SessionsGraph, root: Path
+) -> None:
+    """Other sessions only: what this session said or saved is in its
+    context already."""
     record(graph, "now", root, [("Why does the kafka consumer lag behind", "Batch size.")], 1)
+    graph.save_memory("alice", "kafka consumer lag: raise the batch size", "now")
     assert ask(graph, root, "kafka consumer lag") is None
 
 
