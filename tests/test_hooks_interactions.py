@@ -163,7 +163,7 @@ def test_the_turns_reply_answers_the_prompt_with_what_the_agent_said(
         graph,
         ("user_message", "which cache?"),
         ("tool_call", '{"command": "grep redis_v7 config"}'),
-        ("tool_result", "redis_v7"),
+        ("tool_result", "2 matches"),
         ("assistant_message", "It is redis."),
         ("assistant_message", "Version 7."),
     )
