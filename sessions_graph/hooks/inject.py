@@ -220,12 +220,13 @@ def _sessions_with_substance(
     graph: SessionsGraph,
     user_id: str,
     rows: list[dict[str, Any]],
-    keep: Callable[[dict[str, Any]], bool] = lambda row: True,
+    keep: Callable[[dict[str, Any]], bool],
 ) -> list[dict[str, Any]]:
     """The first ``RECENT_SESSIONS`` of ``rows`` (newest first) that have
-    substance, each with its ``digest`` body. A session without a digest, or
-    with one older than its last actions (one still going, or a runtime that
-    never sends SessionEnd), gets its offline digest built now and kept."""
+    substance and that ``keep`` keeps, each with its ``digest`` body. A
+    session without a digest, or with one older than its last actions (one
+    still going, or a runtime that never sends SessionEnd), gets its offline
+    digest built now and kept."""
     rows = [r for r in rows if r["action_count"]]
     digests = {
         d["session_id"]: d
@@ -449,10 +450,12 @@ def prompt_context(
                 continue  # a neighbour of a turn already shown
             shown.update((session, _line_key(line)) for line in lines)
         label = project_name(key) if elsewhere else None
-        shown = {**hit, "text": " | ".join(lines), "project": label}
+        # One line per turn still shown, as recall gives them: the
+        # interaction takes one context item per turn from them.
+        entry = {**hit, "text": "\n".join(lines), "project": label}
         if hit.get("exchange"):  # the turns of it still shown, for the interaction
-            shown["exchange"] = [i.removeprefix("turn:") for i in items]
-        hits.append((shown, items))
+            entry["exchange"] = [i.removeprefix("turn:") for i in items]
+        hits.append((entry, items))
     if not hits:
         return None
     hits.sort(key=lambda h: h[0]["project"] is not None)  # this project's first, in rank order
@@ -545,4 +548,5 @@ def _hit_line(hit: dict[str, Any], quote_chars: int) -> str:
     also = len(hit.get("also_in") or ())
     if also:
         what += f", also in {also} session{'s' if also > 1 else ''}"
-    return f"- ({when(hit.get('timestamp'))}{source}, {what}) {quote(hit.get('text'), quote_chars)}"
+    text = " | ".join((hit.get("text") or "").splitlines())
+    return f"- ({when(hit.get('timestamp'))}{source}, {what}) {quote(text, quote_chars)}"

@@ -107,7 +107,7 @@ def resumed_context(
     block: Block,
 ) -> tuple[str, list[str]] | None:
     """After a compaction or a resume, the session's own story so far: its
-    digest (when this store keeps digests) and its recent interactions,
+    digest (when it has one) and its recent interactions,
     each question with its answer, newest first. None for any other start,
     or when the session has neither (the usual context is injected then).
     With the ids of what it shows, for the injection ledger; what the ledger
@@ -117,7 +117,7 @@ def resumed_context(
     session_id = payload.get("session_id")
     if payload.get("source") not in RESUMED_SOURCES or not isinstance(session_id, str):
         return None
-    digest = _digest(graph, session_id)
+    digest = _digest(graph, session_id, user_id)
     rows = graph.engine.list_interactions(user_id, session_id, utcnow(), RESUMED_INTERACTIONS)
     if digest is None and not rows:
         return None
@@ -145,22 +145,10 @@ def resumed_context(
     return fit(budget_tokens, sections, kind="this-session-so-far", block=block)
 
 
-def _digest(graph: SessionsGraph, session_id: str) -> str | None:
-    """The session's digest as text, when the store keeps digests (the
-    façade has ``session_digest``); None otherwise or when it has none."""
-    reader = getattr(graph, "session_digest", None)
-    if reader is None:
-        return None
+def _digest(graph: SessionsGraph, session_id: str, user_id: str) -> str | None:
+    """The session's digest as one line of text, None when it has none."""
     try:
-        found = reader(session_id)
+        found = graph.session_digest(session_id, user_id=user_id)
     except SessionsGraphError:
         return None
-    if found is None:
-        return None
-    if isinstance(found, str):
-        return found or None
-    if isinstance(found, dict):
-        text = found.get("text") or found.get("summary")
-    else:
-        text = getattr(found, "text", None) or getattr(found, "summary", None)
-    return str(text) if text else None
+    return found["text"] if found and found["text"] else None
