@@ -222,3 +222,38 @@ def test_only_the_newest_200_interactions_of_the_session_are_read(graph: Session
     assert _interactions(found) == ["Q: zircon quartz first"]
     _asked(graph, "one more unrelated")
     assert hits(graph, question, session_id="app-1", scope="interactions") == []
+
+
+def test_the_turns_a_recall_shows_are_read_in_few_batches_best_first(
+    graph: SessionsGraph,
+) -> None:
+    """Each read of turn windows is a query: the candidates' windows are read
+    two per place asked for at once, the best first. Three places, eight
+    sessions saying the same (one hit) then others: one read for the first
+    six candidates, one more when the same text has used them up."""
+    for n in range(20):
+        text = "the zeppelin lands at noon" if n < 8 else f"a zeppelin {n} flies over the hangar"
+        graph.record_session_start(f"s-{n:02d}", user_id="alice")
+        graph.record_actions(
+            f"s-{n:02d}",
+            [
+                {
+                    "action_id": f"s-{n:02d}-0",
+                    "action_type": "user_message",
+                    "text": text,
+                    "timestamp": f"2026-01-01T10:{59 - n:02d}:00Z",  # ranked as numbered
+                }
+            ],
+        )
+    reads: list[list[str]] = []
+    turn_windows = graph.engine.turn_windows
+
+    def counted(user_id: str, action_ids: list[str], radius: int) -> list[dict[str, Any]]:
+        reads.append(list(action_ids))
+        return turn_windows(user_id, action_ids, radius)
+
+    graph.engine.turn_windows = counted  # type: ignore[method-assign]
+    found = hits(graph, "zeppelin", limit=3)
+    assert found[0]["action_id"] == "s-00-0" and len(found[0]["also_in"]) == 7
+    assert len(found) == 3 and len(reads) == 2
+    assert reads[0] == [f"s-{n:02d}-0" for n in range(6)]
