@@ -257,3 +257,43 @@ def test_the_turns_a_recall_shows_are_read_in_few_batches_best_first(
     assert found[0]["action_id"] == "s-00-0" and len(found[0]["also_in"]) == 7
     assert len(found) == 3 and len(reads) == 2
     assert reads[0] == [f"s-{n:02d}-0" for n in range(6)]
+
+
+def test_a_reply_two_actions_after_its_request_is_its_exchange_three_is_not(
+    graph: SessionsGraph,
+) -> None:
+    """docs/recall.md: a request and the first reply to it, within two actions
+    of each other; a reply after more tool calls stays a turn of its own."""
+    said(
+        graph,
+        "s-near",
+        ("user_message", "which broker carries the kestrel events?"),
+        ("tool_call", "grep broker config"),
+        ("assistant_message", "The kestrel events go through the broker NATS."),
+    )
+    said(
+        graph,
+        "s-far",
+        ("user_message", "which broker carries the osprey events?"),
+        ("tool_call", "grep broker config"),
+        ("tool_result", "broker: nats"),
+        ("assistant_message", "The osprey events go through the broker NATS."),
+    )
+
+    def exchange(question: str, action_id: str) -> list[str]:
+        return next(h["exchange"] for h in hits(graph, question) if action_id in h["exchange"])
+
+    assert exchange("kestrel events", "s-near-0") == ["s-near-0", "s-near-2"]
+    assert exchange("osprey events", "s-far-0") == ["s-far-0"]
+    assert exchange("osprey events", "s-far-3") == ["s-far-3"]
+
+
+def test_tool_actions_without_a_tool_use_id_are_not_paired(graph: SessionsGraph) -> None:
+    said(
+        graph,
+        "s-1",
+        ("tool_call", "pg_dump --schema-only inventory"),
+        ("tool_result", "CREATE TABLE inventory (sku text)"),
+    )
+    found = hits(graph, "inventory")
+    assert sorted(h["exchange"] for h in found) == [["s-1-0"], ["s-1-1"]]
