@@ -769,3 +769,19 @@ def test_a_memory_in_cjk_is_found_by_a_word_of_it(graph: SessionsGraph) -> None:
     graph.save_memory("alice", "大阪の出張は来月")
     hits = graph.recall("alice", "東京の会議", scope="memories").hits
     assert [h.text for h in hits] == ["東京の会議は木曜日に移った"]
+
+
+def test_a_memory_is_recalled_in_the_project_it_was_saved_in(graph: SessionsGraph) -> None:
+    """A memory's project is its session's (a directory), else the one it was
+    saved from (a project key): a recall in either finds it."""
+    graph.record_session_start("s-app", user_id="alice", cwd="/src/app")
+    graph.save_memory("alice", "orion note of the app", session_id="s-app")
+    graph.save_memory("alice", "orion note of the api", project_key="github.com/acme/api")
+
+    def found(project: str) -> set[str]:
+        hits = graph.recall("alice", "orion note", scope="memories", project=project).hits
+        return {h.text for h in hits}
+
+    assert found("/src/app") == found("/src") == {"orion note of the app"}
+    assert found("github.com/acme/api") == {"orion note of the api"}
+    assert found("/src/other") == set()

@@ -4,6 +4,9 @@ token budget, for English and for scripts written without spaces."""
 
 from __future__ import annotations
 
+import pytest
+
+from sessions_graph.errors import MemoryValidationError
 from sessions_graph.recall.render import (
     REDACTION_MARGIN,
     _heading,
@@ -196,3 +199,146 @@ def test_a_hit_too_long_for_the_budget_still_shows_its_heading_as_the_first() ->
     shown = render([_hit(1, "a long answer " * 200)], 20, "q")
     assert estimate_tokens(shown) <= 20
     assert shown.splitlines()[1].startswith("[1] turn · 2026-11-29 10:00 · session s-1")
+
+
+def test_each_hit_is_numbered_dated_and_attributed_in_its_heading() -> None:
+    """The heading says which hit it is, when (to the minute), where, and
+    in how many other sessions the same text was said."""
+    hits = [
+        {**_hit(1, "first answer"), "also_in": ["s-7"]},
+        {"kind": "memory", "session_id": None, "timestamp": None, "text": "a saved note"},
+        {**_hit(3, "third answer"), "also_in": ["s-8", "s-9"]},
+    ]
+    assert render(hits, 500, "q").splitlines() == [
+        "Recalled for 'q':",
+        "[1] turn · 2026-11-29 10:00 · session s-1 · also in 1 session",
+        "    first answer",
+        "[2] memory · undated · no session",
+        "    a saved note",
+        "[3] turn · 2026-11-29 10:00 · session s-3 · also in 2 sessions",
+        "    third answer",
+    ]
+    assert render([_hit(1, "x")], 500).splitlines()[0] == "Recalled:"
+
+
+def _entity(sessions: int, entity_type: str | None = "tool") -> dict[str, object]:
+    return {
+        "kind": "entity",
+        "entity": "Redis",
+        "entity_type": entity_type,
+        "sessions": [f"s-{n}" for n in range(1, sessions + 1)],
+        "timestamp": "2026-11-29T10:00:00Z",
+        "text": "the cache",
+    }
+
+
+def test_an_entity_heading_names_five_sessions_and_counts_the_rest() -> None:
+    def heading(hit: dict[str, object]) -> str:
+        return render([hit], 500).splitlines()[1]
+
+    five = "s-1, s-2, s-3, s-4, s-5"
+    assert heading(_entity(5)) == (
+        f"[1] entity Redis (tool) · last 2026-11-29 10:00 · mentioned in session {five}"
+    )
+    assert heading(_entity(6)).endswith(f"mentioned in session {five} and 1 more")
+    assert heading(_entity(8)).endswith(f"mentioned in session {five} and 3 more")
+    assert heading(_entity(1, None)) == (
+        "[1] entity Redis · last 2026-11-29 10:00 · mentioned in session s-1"
+    )
+
+
+@pytest.mark.parametrize("budget", [0, -5, True, 1.5, "100", None])
+def test_a_budget_that_is_not_a_positive_integer_is_refused(budget: object) -> None:
+    with pytest.raises(MemoryValidationError, match="max_tokens"):
+        render([_hit(1, "an answer")], budget)  # type: ignore[arg-type]
+
+
+def test_the_default_budget_is_1500_tokens() -> None:
+    hits = [_hit(n, "detail " * 2000) for n in range(1, 3)]
+    shown = render(hits, query="q")
+    assert shown == render(hits, 1500, "q") != render(hits, 1501, "q")
+    assert estimate_tokens(shown) <= 1500
+
+
+def test_a_cut_answer_fills_its_budget() -> None:
+    """What does not fit is cut, never more: the answer comes within a
+    token of its budget, whatever that is."""
+    hits = [_hit(n, f"answer {n} " + "detail " * 400) for n in range(1, 4)]
+    for budget in range(30, 600, 7):
+        used = estimate_tokens(render(hits, budget, "q"))
+        assert budget - 1 <= used <= budget, budget
+
+
+def test_a_hit_is_cut_into_the_room_left_from_24_tokens_on() -> None:
+    """A cut hit is worth showing only with some of its text: from 24 tokens
+    of room on it is shown cut, below that the answer ends before it."""
+    first = _hit(1, "the first answer")
+    second = _hit(2, "the second answer " + "detail " * 200)
+    title = "Recalled for 'q':"
+    whole = estimate_tokens(title) + estimate_tokens(_heading(1, first) + "\n    " + "x" * 16) + 1
+    at_24 = render([first, second], whole + 1 + 24, "q")
+    assert "[2] turn" in at_24 and at_24.endswith("…")
+    at_23 = render([first, second], whole + 1 + 23, "q")
+    assert at_23 == render([first], 500, "q")  # the first hit whole, and no more
+
+
+def test_when_no_hit_fits_whole_the_first_ones_heading_is_shown() -> None:
+    hits = [_hit(1, "detail " * 200), _hit(2, "more")]
+    shown = render(hits, 25, "q")
+    assert shown == "Recalled for 'q':\n" + _heading(1, hits[0])
+
+
+def test_a_cut_keeps_as_much_as_the_budget_holds() -> None:
+    """'…' costs a token; the rest of the budget holds four ASCII characters a token."""
+    query = "x" * 400
+    whole = f"Recalled for {query!r}: nothing found."
+    for budget in (2, 3, 10, 50):
+        assert render([], budget, query) == whole[: 4 * (budget - 1)] + "…", budget
+    short = "Recalled for 'x': nothing found."
+    assert render([], estimate_tokens(short), "x") == short
+    assert render([], estimate_tokens(short) - 1, "x") == short[:24] + "…"
+
+
+def test_a_cut_one_character_in_is_marked_at_both_ends() -> None:
+    """The match a third of the snippet from its start: here the cut drops
+    only the text's first character, and says so."""
+    text = "a" * 31 + "orion" + "b" * 200
+    assert clip(text, 90, ["orion"]) == "…" + text[1:91] + "…"
+
+
+def test_a_long_tool_name_is_cut_to_80_characters_in_the_turns_role() -> None:
+    window = [
+        {
+            "action_id": "c1",
+            "action_type": "tool_call",
+            "tool_name": "T" * 81,
+            "text": "ls",
+        },
+        {"action_id": "c2", "action_type": "tool_call", "tool_name": "U" * 80, "text": "pwd"},
+    ]
+    assert turn_text(window, {"c1"}, []).splitlines() == [
+        ">> tool call (" + "T" * 80 + "…): ls",
+        "   tool call (" + "U" * 80 + "): pwd",
+    ]
+
+
+def test_short_hits_that_fit_exactly_are_shown_whole() -> None:
+    """Short as they are (too short to be worth cutting), hits that fit the
+    budget exactly are all shown; a token less and the last one is left out."""
+    hits = [_hit(1, "yes"), _hit(2, "no")]
+    blocks = [_heading(n, h) + "\n    " + str(h["text"]) for n, h in enumerate(hits, start=1)]
+    budget = estimate_tokens("Recalled for 'q':") + sum(estimate_tokens(b) + 1 for b in blocks)
+    assert render(hits, budget, "q") == "\n".join(["Recalled for 'q':", *blocks])
+    assert render(hits, budget - 1, "q") == "\n".join(["Recalled for 'q':", blocks[0]])
+
+
+def test_a_matched_turn_shows_900_characters_and_its_neighbours_240() -> None:
+    window = [
+        {"action_id": "a1", "action_type": "user_message", "text": "b" * 2000},
+        {"action_id": "a2", "action_type": "assistant_message", "text": "m" * 2000},
+    ]
+    asked, answer = turn_text(window, {"a2"}, []).splitlines()
+    assert asked == "   user: " + "b" * 240 + "…"
+    assert answer == ">> assistant: " + "m" * 900 + "…"
+    whole = [{"action_id": "a1", "action_type": "user_message", "text": "b" * 240}]
+    assert turn_text(whole, set(), []) == "   user: " + "b" * 240

@@ -86,7 +86,11 @@ def recall(
         return [turn.exchange or key, turn.text_key]
 
     hits = fusion.select(fused, places, group_of=group_of)
-    words = [" ".join(t) if len(t[0]) > 1 else "".join(t) for t in req.terms]
+    # What snippets are centred on: each term as the text writes it. A term's
+    # tokens are a long word's pieces or a CJK bigram's characters, so they
+    # join back without spaces (joined with one, a hash asked for was never
+    # found in its turn, and the snippet showed the turn's start instead).
+    words = ["".join(t) for t in req.terms]
     for hit in hits:
         hit["feedback_weight"] = weights.get(hit.pop("key"), NEUTRAL_WEIGHT)
         merged = hit.pop("merged", [])
@@ -143,28 +147,28 @@ def _memory(row: Record) -> Record:
 
 
 def _entity_lane(engine: Engine, req: Request) -> list[tuple[str, Record]]:
-    """Entities (when asked for) and the turns that mention them, interleaved
-    in entity order: an entity, then its mentioning turns, newest first."""
+    """Entities (the lane runs only when they are asked for) and the turns
+    that mention them, interleaved in entity order: an entity, then its
+    mentioning turns, newest first."""
     out: list[tuple[str, Record]] = []
     for row in lanes.entities(engine, req):
         # A memory saved outside any session has no session to list.
         sessions = list(dict.fromkeys(u["session_id"] for u in row["units"] if u["session_id"]))
-        if "entities" in req.scope:
-            out.append(
-                (
-                    f"entity:{row['name'].casefold()}",
-                    {
-                        "kind": "entity",
-                        "entity": row["name"],
-                        "entity_type": row.get("entity_type"),
-                        "sessions": sessions,
-                        "session_id": sessions[0] if sessions else None,
-                        "timestamp": row["units"][0].get("timestamp"),
-                        "text": snippet(row.get("description") or "", ENTITY_CHARS)
-                        or "(no description)",
-                    },
-                )
+        out.append(
+            (
+                f"entity:{row['name'].casefold()}",
+                {
+                    "kind": "entity",
+                    "entity": row["name"],
+                    "entity_type": row.get("entity_type"),
+                    "sessions": sessions,
+                    "session_id": sessions[0] if sessions else None,
+                    "timestamp": row["units"][0].get("timestamp"),
+                    "text": snippet(row.get("description") or "", ENTITY_CHARS)
+                    or "(no description)",
+                },
             )
+        )
         if "turns" in req.scope:
             for unit in row["units"]:
                 if unit["unit_kind"] == "action":

@@ -41,8 +41,6 @@ _MONTHS = {
 #: turns about a day come mostly after it.
 DAYS_BEFORE = 1
 DAYS_AFTER = 3
-#: The same reach after the end of a named month or year.
-PERIOD_DAYS_AFTER = 0
 
 _MONTH = "(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
@@ -90,7 +88,7 @@ def named_windows(question: str) -> tuple[list[tuple[str, str]], str]:
     rest = question
     for pattern in _PATTERNS:
         for match in pattern.finditer(rest):
-            window = _window(match.groupdict())
+            window = _window(match)
             if window:
                 windows.append(window)
         rest = pattern.sub(" ", rest)
@@ -106,31 +104,29 @@ def named_months(question: str) -> tuple[list[int], str]:
 
 
 def month_of(timestamp: str | None) -> int | None:
-    """The month of a stored timestamp ("2023-06-27T..." -> 6)."""
-    return int(timestamp[5:7]) if timestamp and len(timestamp) >= 7 else None
+    """The month of a stored timestamp ("2023-06-27T..." -> 6): stored ones
+    are all in one format (``clock.parse_timestamp``), or None when the
+    action came without one."""
+    return int(timestamp[5:7]) if timestamp else None
 
 
-def _window(parts: dict[str, str | None]) -> tuple[str, str] | None:
-    year = int(parts["year"] or 0)
-    if parts.get("m"):
-        month: int | None = int(parts["m"] or 0)
-    elif parts.get("month"):
-        month = _MONTHS[(parts["month"] or "").lower()]
-    else:
-        month = None
+def _window(match: re.Match[str]) -> tuple[str, str] | None:
+    """The window of a date pattern's match: every pattern names a year."""
+    parts = match.groupdict()
+    number, name, day = parts.get("m"), parts.get("month"), parts.get("day")
+    month = int(number) if number else _MONTHS[name.lower()] if name else None
+    year = int(match["year"])
     try:
-        if parts.get("day") and month:
-            day = datetime(year, month, int(parts["day"] or 0), tzinfo=timezone.utc)
-            start = day - timedelta(days=DAYS_BEFORE)
-            end = day + timedelta(days=1 + DAYS_AFTER)
+        if day and month:
+            named = datetime(year, month, int(day), tzinfo=timezone.utc)
+            start = named - timedelta(days=DAYS_BEFORE)
+            end = named + timedelta(days=1 + DAYS_AFTER)
         elif month:
             start = datetime(year, month, 1, tzinfo=timezone.utc)
             end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=timezone.utc)
         else:
             start = datetime(year, 1, 1, tzinfo=timezone.utc)
             end = datetime(year + 1, 1, 1, tzinfo=timezone.utc)
-        if not (parts.get("day") and month):
-            end += timedelta(days=PERIOD_DAYS_AFTER)
     except ValueError:  # "February 31": not a date, so not a window
         return None
     return (start.isoformat(timespec="microseconds"), end.isoformat(timespec="microseconds"))

@@ -84,11 +84,13 @@ def dates(engine: Engine, req: Request) -> list[Record]:
     windows = searched_windows(req.windows, MAX_DATE_SEARCHES - bool(req.months))
     for since, until in windows:
         filters = req.turn_filters(since=since, until=until)
-        if filters["since"] and filters["until"] and filters["since"] >= filters["until"]:
+        # Outside the caller's own bounds: nothing to search. (Both ends are
+        # in a window, so one that shrank to an instant still holds it.)
+        if filters["since"] and filters["until"] and filters["since"] > filters["until"]:
             continue
+        # The windows are disjoint (``searched_windows``): each turn is found once.
         for row in engine.search_turns(req.user_id, terms, CANDIDATES, filters):
-            if row["action_id"] not in best or best[row["action_id"]]["score"] < row["score"]:
-                best[row["action_id"]] = row
+            best[row["action_id"]] = row
     if req.months:
         # A month of no year: the other words' matches from that month of any year.
         for row in engine.search_turns(req.user_id, terms, CANDIDATES, req.turn_filters()):
@@ -179,7 +181,7 @@ def entities(engine: Engine, req: Request) -> list[Record]:
 def memories(engine: Engine, req: Request, limit: int) -> list[Record]:
     # A long word's pieces (tokens of several characters; a CJK bigram's are
     # one each) are joined back: memories are searched by the words written.
-    words = [Term(("".join(t),) if len(t) > 1 and len(t[0]) > 1 else t) for t in req.terms]
+    words = [Term(t if len(t[0]) == 1 else ("".join(t),)) for t in req.terms]
     node = words[0] if len(words) == 1 else Or(tuple(words))
     rows = engine.search_memories(req.user_id, node, max(limit * 3, 30))
     filters = req.turn_filters()
@@ -187,12 +189,19 @@ def memories(engine: Engine, req: Request, limit: int) -> list[Record]:
     sessions: dict[str, Record | None] = {}
     kept = []
     for row in rows:
-        unit: dict[str, Any] = {"session_id": row["session_id"], "timestamp": row["created_at"]}
+        # A memory is in the project it was saved in (its session's, else the
+        # one it was saved from), and below its session's directory.
+        unit: dict[str, Any] = {
+            "session_id": row["session_id"],
+            "timestamp": row["created_at"],
+            "project_key": row.get("project_key"),
+        }
         if req.project and row["session_id"]:
             if row["session_id"] not in sessions:
                 sessions[row["session_id"]] = engine.get_session(row["session_id"])
             session = sessions[row["session_id"]] or {}
-            unit.update(project_key=session.get("project_key"), cwd=session.get("cwd"))
+            unit["project_key"] = unit["project_key"] or session.get("project_key")
+            unit["cwd"] = session.get("cwd")
         if _accepts(filters, unit):
             kept.append(row)
     return kept
