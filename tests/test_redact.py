@@ -377,6 +377,45 @@ def test_json_three_encodings_deep_is_read_at_its_own_depth() -> None:
     }
 
 
+#: Files a tool call writes whose password holds an escaped double quote (the
+#: file's own escaping: JSON, a quoted .env value, a shell argument); the tool
+#: call's JSON escapes it once more, so it reaches the redactor as ``\\\"``.
+QUOTED_PASSWORD_FILES = [
+    json.dumps({"user": "app", "password": 'pa"ss w0rd tail'}, indent=2),
+    'APP_USER=app\nDB_PASSWORD="pa\\"ss w0rd tail"\n',
+    'psql --host db --password "pa\\"ss w0rd tail" shop\n',
+]
+
+
+@pytest.mark.parametrize("content", QUOTED_PASSWORD_FILES, ids=["json", "env", "argument"])
+def test_a_quote_inside_a_password_a_tool_call_writes_does_not_end_it(content: str) -> None:
+    """The quote the file escapes is part of the password: its tail goes with
+    it, and the call and the file stay what they were around the marker."""
+    call = json.dumps({"file_path": "/srv/app/config", "content": content})
+    out = redact(call)
+    written = json.loads(out)["content"]
+    assert "ss w0rd" not in written and "tail" not in written
+    assert written == content.replace('pa\\"ss w0rd tail', "[REDACTED:password]")
+
+
+def test_a_quote_inside_a_password_in_a_written_json_file_never_reaches_the_store(
+    graph: SessionsGraph,
+) -> None:
+    graph.record_session_start("s-quote", user_id="alice")
+    config = {"user": "app", "password": 'Zq"8kd93 tail-of-it'}
+    call = json.dumps({"file_path": "config.json", "content": json.dumps(config)})
+    graph.record_actions(
+        "s-quote",
+        [{"action_id": "w", "action_type": "tool_call", "tool_name": "Write", "text": call}],
+    )
+    (action,) = graph.get_actions("s-quote")
+    assert "tail-of-it" not in action.text and "Zq" not in action.text
+    assert json.loads(json.loads(action.text)["content"]) == {
+        "user": "app",
+        "password": "[REDACTED:password]",
+    }
+
+
 def test_a_line_continuation_at_the_end_of_a_cut_output_is_read() -> None:
     """Output that starts with a blank line and was cut after a ``\\``."""
     out = redact("\ncurl --fail \\\n  -u deploy:Pa55w0rd! \\")
