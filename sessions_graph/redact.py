@@ -20,10 +20,10 @@ of a line (YAML, ``heroku config``) is a secret, ``Password: required`` is prose
 Secrets hide behind encodings: a tool call is JSON, so a config file the agent
 writes arrives with its quotes escaped; terminal output carries colour codes
 (``ESC[1mghp_...``); logs carry URL-encoded values (``token%3Dghp_...``). So the
-rules run twice: on the raw text, then on a *decoded view* (JSON string escapes
-and ``%XX`` undone, ANSI codes dropped, nested escaping too) whose characters
-each know where they came from, so that what a rule finds there is cut out of
-the raw text.
+rules run on the raw text, then on each level of a *decoded view* (JSON string
+escapes and ``%XX`` undone, ANSI codes dropped; then nested escaping too)
+whose characters each know where they came from, so that what a rule finds
+there is cut out of the raw text.
 
 Cost, because recording runs inside agent hooks:
 
@@ -883,23 +883,26 @@ def _merge_new(found: list[_Span], new: list[_Span]) -> list[_Span]:
 
 
 def _decoded_secrets(text: str) -> list[_Span]:
-    """The secrets the rules find in the decoded view of ``text``, as spans of
-    ``text`` itself. A rule's match overlapping an earlier rule's secret is
-    dropped, as in the raw text, where the earlier marker stops it."""
+    """The secrets the rules find in each level of the decoded view of
+    ``text``, as spans of ``text`` itself (they may overlap across levels).
+    Every level, not only the innermost: a JSON file that a tool call writes
+    is whole one level down, and one more level undoes the file's own escapes
+    (a quote inside its password), where the password seems to end at that
+    quote. Within a level, a rule's match overlapping an earlier rule's secret
+    is dropped, as in the raw text, where the earlier marker stops it."""
     levels = _decoded_view(text)
-    if not levels:
-        return []
-    view = _Text(levels[-1].decoded)
-    found: list[_Span] = []  # in order, not overlapping
-    for rule in RULES:
-        if any(hint in view.lowered for hint in rule.hints):
-            found = _merge_new(found, rule.find(view))
     spans = []
-    for start, end, marker in found:
-        last = end - 1
-        for level in reversed(levels):  # innermost first, back to the text
-            start, last = level.start(start), level.end(last) - 1
-        spans.append((start, last + 1, marker))
+    for depth, decoded in enumerate(levels, start=1):
+        view = _Text(decoded.decoded)
+        found: list[_Span] = []  # in order, not overlapping
+        for rule in RULES:
+            if any(hint in view.lowered for hint in rule.hints):
+                found = _merge_new(found, rule.find(view))
+        for start, end, marker in found:
+            last = end - 1
+            for level in reversed(levels[:depth]):  # innermost first, back to the text
+                start, last = level.start(start), level.end(last) - 1
+            spans.append((start, last + 1, marker))
     return spans
 
 
@@ -913,8 +916,9 @@ def _redact_decoded(text: str) -> tuple[str, int]:
         found += [(start + first, end + first, marker) for start, end, marker in spans]
     if not found:
         return text, 0
-    # A later rule may take in an earlier one's marker: overlapping spans
-    # become one, named by the later (wider) rule.
+    # A later rule may take in an earlier one's marker, and two levels may
+    # find the same secret (ended early by a quote the deeper level undid):
+    # overlapping spans become one.
     found.sort(key=lambda span: (span[0], -span[1]))
     merged: list[_Span] = []
     for start, end, marker in found:

@@ -225,6 +225,22 @@ def test_editing_a_file_never_touches_another_users_file_at_the_same_path(
     assert [v.version for v in bob.versions("/memories/notes.md")] == [2, 1]
 
 
+def test_editing_a_file_never_touches_the_users_other_files(graph: SessionsGraph) -> None:
+    """Two of alice's files at the same version: a write to one moves only its
+    version, and the other takes its own next write at the version it had."""
+    files = MemoryFiles(graph, "alice")
+    files.create("/memories/a.md", "a1")
+    files.create("/memories/b.md", "b1")
+    engine = graph.engine
+    written = engine.write_memory_file("alice", "/memories/b.md", "b2", None, "t", 1, 20)
+    assert written is not None and written["content"] == "b2"
+    assert files.read("/memories/a.md").content == "a1"
+    assert [v.version for v in files.versions("/memories/a.md")] == [1]
+    again = engine.write_memory_file("alice", "/memories/a.md", "a2", None, "t", 1, 20)
+    assert again is not None and again["version"] == 2
+    assert files.read("/memories/b.md").content == "b2"
+
+
 def test_users_are_isolated(graph: SessionsGraph) -> None:
     alice, bob = _tool(graph, "alice", "s-a"), _tool(graph, "bob", "s-b")
     run(alice, "create", path="/memories/secret.md", file_text="alice's secret")

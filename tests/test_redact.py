@@ -101,6 +101,9 @@ REAL_WORLD_SECRETS = [
     ),
     # a value that starts with a word forms use ("changed", "reset") is still a password
     ("MYSQL_PASSWORD=Changed2024!\nMYSQL_USER=app", "Changed2024!", "MYSQL_USER=app"),
+    # ... and so is one that only starts with such a word
+    ("MYSQL_PASSWORD=Changed1!\nMYSQL_USER=app", "Changed1!", "MYSQL_USER=app"),
+    ("DB_PASSWORD=reset_me_please\nDB_USER=app", "reset_me_please", "DB_USER=app"),
     # command lines
     ("$ curl -u admin:hunter2xyz https://api.example.com", "hunter2xyz", "https://api.example.com"),
     ("curl --user deploy:Pa55w0rd! -X POST https://x.io", "Pa55w0rd!", "-X POST"),
@@ -282,6 +285,8 @@ def test_real_world_secrets_go_and_their_context_stays(text: str, secret: str, k
         '"session_id": "3f2a9c1e-uuid-1234"',
         '"sessionId": "3f2a9c1e-uuid-1234"',
         "https://example.com/search?q=tokens&page=2",
+        # a provider prefix inside a word ("sk-" of a branch name's "ask-")
+        "git checkout -b feature/ask-before-deleting-branches",
     ],
 )
 def test_look_alikes_are_left_alone(text: str) -> None:
@@ -326,6 +331,12 @@ def test_a_secret_found_in_the_decoded_view_is_cut_from_the_raw_text() -> None:
     assert redact(coloured) == "key: \x1b[1;31m[REDACTED:aws_access_key]\x1b[0m done"
     encoded = "next=%2Fcb%3Ftoken%3Dghp_abcdefghijklmnopqrstuvwxyz0123456789%26x%3D1"
     assert redact(encoded) == "next=%2Fcb%3Ftoken%3D[REDACTED:github_token]%26x%3D1"
+    # Only decoding shows the query (each %XX read as hex), and the secret
+    # begins with an encoded character (a base64 "/"), which goes with it.
+    callback = "callback=https%3A%2F%2Fapp.io%2Fauth%3Ftoken%3D%2FaB3xYz9Qw%2BkLm&state=1"
+    assert redact(callback) == (
+        "callback=https%3A%2F%2Fapp.io%2Fauth%3Ftoken%3D[REDACTED:url_secret]&state=1"
+    )
     # A key and its value joined by a \u escape (JSON written by a tool):
     # only the decoded text shows the assignment.
     escaped = '{"env": "DB_PASSWORD\\u003ds3cr3tpw1"}'
@@ -375,6 +386,67 @@ def test_json_three_encodings_deep_is_read_at_its_own_depth() -> None:
     assert json.loads(json.loads(json.loads(out)["stdout"])["content"]) == {
         "password": "[REDACTED:password]"
     }
+
+
+#: Files a tool call writes whose password holds an escaped double quote (the
+#: file's own escaping: JSON, a quoted .env value, a shell argument); the tool
+#: call's JSON escapes it once more, so it reaches the redactor as ``\\\"``.
+QUOTED_PASSWORD_FILES = [
+    json.dumps({"user": "app", "password": 'pa"ss w0rd tail'}, indent=2),
+    'APP_USER=app\nDB_PASSWORD="pa\\"ss w0rd tail"\n',
+    'psql --host db --password "pa\\"ss w0rd tail" shop\n',
+]
+
+
+@pytest.mark.parametrize("content", QUOTED_PASSWORD_FILES, ids=["json", "env", "argument"])
+def test_a_quote_inside_a_password_a_tool_call_writes_does_not_end_it(content: str) -> None:
+    """The quote the file escapes is part of the password: its tail goes with
+    it, and the call and the file stay what they were around the marker."""
+    call = json.dumps({"file_path": "/srv/app/config", "content": content})
+    out = redact(call)
+    written = json.loads(out)["content"]
+    assert "ss w0rd" not in written and "tail" not in written
+    assert written == content.replace('pa\\"ss w0rd tail', "[REDACTED:password]")
+
+
+def test_a_quote_inside_a_password_in_a_written_json_file_never_reaches_the_store(
+    graph: SessionsGraph,
+) -> None:
+    graph.record_session_start("s-quote", user_id="alice")
+    config = {"user": "app", "password": 'Zq"8kd93 tail-of-it'}
+    call = json.dumps({"file_path": "config.json", "content": json.dumps(config)})
+    graph.record_actions(
+        "s-quote",
+        [{"action_id": "w", "action_type": "tool_call", "tool_name": "Write", "text": call}],
+    )
+    (action,) = graph.get_actions("s-quote")
+    assert "tail-of-it" not in action.text and "Zq" not in action.text
+    assert json.loads(json.loads(action.text)["content"]) == {
+        "user": "app",
+        "password": "[REDACTED:password]",
+    }
+
+
+def test_where_a_rule_looks_reaches_every_line_and_every_hint() -> None:
+    """A key that starts the second line of an output that opens with a blank
+    line, a query parameter after a doubled ``&``, and a curl option on a
+    line continued by a line holding only a backslash: each is looked for
+    where it is (and the command before an uncontinued line is not its)."""
+    assert redact("\napi_token: lettersonlytoken\n") == "\napi_token: [REDACTED:token]\n"
+    sas = "GET https://x.blob.core.windows.net/c/f?sv=2022&&sig=abcDEF123xyz HTTP/1.1"
+    assert redact(sas) == sas.replace("abcDEF123xyz", "[REDACTED:url_secret]")
+    assert redact("ls\ncurl -u admin:Pa55w0rd! https://x.io") == (
+        "ls\ncurl -u admin:[REDACTED:password] https://x.io"
+    )
+    continued = "curl -fsS https://x.io/health\n\\\n  -u 1000:1000 app"
+    assert redact_counted(continued) == (continued, 0)
+
+
+def test_an_unquoted_value_gives_back_the_closing_brackets_around_it() -> None:
+    """However short the value: the brackets and commas after it close the
+    code it sits in, and stay."""
+    assert redact("connect(password=hunter2x))") == "connect(password=[REDACTED:password]))"
+    assert redact("connect(token=x)),") == "connect(token=[REDACTED:token])),"
 
 
 def test_a_line_continuation_at_the_end_of_a_cut_output_is_read() -> None:
