@@ -161,6 +161,25 @@ def test_every_content_change_bumps_the_version_by_one(engine: Engine) -> None:
     assert version(engine, "s-1") == 7
 
 
+def test_a_sessions_memory_changes_are_content_but_no_action(engine: Engine) -> None:
+    """Saving, updating and deleting one of a session's memories each moves
+    its content version by one (the session is reconciled again) and leaves
+    its action count alone."""
+    engine.start_session("s-1", "alice", T0, None, None)
+    engine.add_actions("s-1", "alice", [action("a-1")])
+    counts = []
+    for change in (
+        lambda: engine.save_memory(memory("m-1", session_id="s-1")),
+        lambda: engine.update_memory("m-1", "changed", T1),
+        lambda: engine.delete_memory("m-1"),
+    ):
+        change()
+        session = engine.get_session("s-1")
+        assert session is not None
+        counts.append((session["content_version"], session["action_count"]))
+    assert counts == [(2, 1), (3, 1), (4, 1)]
+
+
 def test_actions_for_an_unknown_session_date_it_by_the_first_action(engine: Engine) -> None:
     assert engine.add_actions("s-1", "bob", [action("a-1", T1), action("a-2", T2)]).added == 2
     session = engine.get_session("s-1")
@@ -665,3 +684,31 @@ def test_forget_counts_have_the_same_keys_and_meaning(engine: Engine) -> None:
         "entities": 1,
     }
     assert engine.forget_user("alice") == {**dict.fromkeys(counts, 0)}
+
+
+# -- interactions -------------------------------------------------------------------------
+def test_only_the_users_live_interaction_is_answered(engine: Engine) -> None:
+    """``answer_interaction`` says whether it answered: never another user's
+    interaction, an unknown one or one past its expiry, which keep no answer."""
+    for interaction_id, expires_at in (("i-live", None), ("i-expired", T1)):
+        engine.save_interaction(
+            {
+                "interaction_id": interaction_id,
+                "user_id": "alice",
+                "session_id": "s-1",
+                "source": "recall",
+                "created_at": T0,
+                "expires_at": expires_at,
+                "question": "which cache?",
+                "context": [],
+                "answer": None,
+                "feedback": None,
+                "seq_from": 0,
+            }
+        )
+    assert engine.answer_interaction("i-live", "bob", "valkey", T2, []) is False
+    assert engine.answer_interaction("i-none", "alice", "valkey", T2, []) is False
+    assert engine.answer_interaction("i-expired", "alice", "valkey", T2, []) is False
+    assert engine.get_interaction("i-live", "alice", T2)["answer"] is None
+    assert engine.answer_interaction("i-live", "alice", "valkey", T2, []) is True
+    assert engine.get_interaction("i-live", "alice", T2)["answer"] == "valkey"
