@@ -687,9 +687,10 @@ def test_forget_counts_have_the_same_keys_and_meaning(engine: Engine) -> None:
 
 
 # -- interactions -------------------------------------------------------------------------
-def test_only_the_users_live_interaction_is_answered(engine: Engine) -> None:
-    """``answer_interaction`` says whether it answered: never another user's
-    interaction, an unknown one or one past its expiry, which keep no answer."""
+def test_only_the_users_live_interaction_is_answered_or_rated(engine: Engine) -> None:
+    """``answer_interaction`` and ``rate_interaction`` say whether they did:
+    never for another user's interaction, an unknown one or one past its
+    expiry, which keep no answer and teach no weight."""
     for interaction_id, expires_at in (("i-live", None), ("i-expired", T1)):
         engine.save_interaction(
             {
@@ -712,3 +713,9 @@ def test_only_the_users_live_interaction_is_answered(engine: Engine) -> None:
     assert engine.get_interaction("i-live", "alice", T2)["answer"] is None
     assert engine.answer_interaction("i-live", "alice", "valkey", T2, []) is True
     assert engine.get_interaction("i-live", "alice", T2)["answer"] == "valkey"
+    for interaction_id, user_id in (("i-live", "bob"), ("i-none", "alice"), ("i-expired", "alice")):
+        assert engine.rate_interaction(interaction_id, user_id, 5, ["turn:t"], 0.5, T2) is False
+    assert engine.feedback_weights("alice", ["turn:t"]) == {}
+    assert engine.feedback_weights("bob", ["turn:t"]) == {}
+    assert engine.rate_interaction("i-live", "alice", 5, ["turn:t"], 0.5, T2) is True
+    assert engine.feedback_weights("alice", ["turn:t"]) == {"turn:t": 0.75}
