@@ -386,6 +386,18 @@ def test_a_chunk_repeated_in_a_unit_is_linked_once_at_its_last_place(engine: Eng
     assert engine.status()["counts"]["chunks"] == 2
 
 
+def test_a_unit_chunked_again_keeps_its_chunks_and_drops_the_others(engine: Engine) -> None:
+    """A unit whose text changed is chunked again: the chunks it still holds
+    stay (their extraction is not redone), the ones it no longer holds and
+    nothing else references are deleted."""
+    engine.start_session("s-1", "alice", T0, None, None)
+    engine.add_actions("s-1", "alice", [action("a-1")])
+    engine.set_unit_chunks("action", A1, "c1", [{"hash": h, "text": h} for h in ("h1", "h2")])
+    engine.set_unit_chunks("action", A1, "c2", [{"hash": h, "text": h} for h in ("h2", "h3")])
+    assert [c["hash"] for c in engine.unextracted_chunks("s-1", "base")] == ["h2", "h3"]
+    assert engine.status()["counts"]["chunks"] == 2
+
+
 def test_relation_ends_the_chunk_did_not_list_become_entities(engine: Engine) -> None:
     chunked_session(engine, "s-1", "alice", "h1")
     engine.save_extraction(
