@@ -180,6 +180,32 @@ def test_a_sessions_memory_changes_are_content_but_no_action(engine: Engine) -> 
     assert counts == [(2, 1), (3, 1), (4, 1)]
 
 
+def test_forgetting_a_user_counts_what_went_and_leaves_the_others(engine: Engine) -> None:
+    for session_id, user_id, action_ids in (
+        ("s-1", "alice", ["a-1", "a-2"]),
+        ("s-2", "alice", ["a-3"]),
+        ("s-b", "bob", ["a-1"]),
+    ):
+        engine.start_session(session_id, user_id, T0, None, None)
+        engine.add_actions(session_id, user_id, [action(a) for a in action_ids])
+    engine.save_memory(memory("m-1", session_id="s-1"))
+    engine.save_memory(memory("m-2"))
+    engine.save_memory(memory("m-b", user_id="bob"))
+    assert engine.forget_user("alice") == {
+        "sessions": 2,
+        "actions": 3,
+        "memories": 2,
+        "chunks": 0,
+        "entities": 0,
+        "injections": 0,
+        "users": 1,
+    }
+    assert engine.get_session("s-1") is None and engine.get_memory("m-2") is None
+    assert engine.get_memory("m-b") is not None
+    assert [a["action_id"] for a in engine.get_actions("s-b")] == ["a-1"]
+    assert engine.forget_user("alice")["users"] == 0
+
+
 def test_actions_for_an_unknown_session_date_it_by_the_first_action(engine: Engine) -> None:
     assert engine.add_actions("s-1", "bob", [action("a-1", T1), action("a-2", T2)]).added == 2
     session = engine.get_session("s-1")
