@@ -161,6 +161,51 @@ def test_every_content_change_bumps_the_version_by_one(engine: Engine) -> None:
     assert version(engine, "s-1") == 7
 
 
+def test_a_sessions_memory_changes_are_content_but_no_action(engine: Engine) -> None:
+    """Saving, updating and deleting one of a session's memories each moves
+    its content version by one (the session is reconciled again) and leaves
+    its action count alone."""
+    engine.start_session("s-1", "alice", T0, None, None)
+    engine.add_actions("s-1", "alice", [action("a-1")])
+    counts = []
+    for change in (
+        lambda: engine.save_memory(memory("m-1", session_id="s-1")),
+        lambda: engine.update_memory("m-1", "changed", T1),
+        lambda: engine.delete_memory("m-1"),
+    ):
+        change()
+        session = engine.get_session("s-1")
+        assert session is not None
+        counts.append((session["content_version"], session["action_count"]))
+    assert counts == [(2, 1), (3, 1), (4, 1)]
+
+
+def test_forgetting_a_user_counts_what_went_and_leaves_the_others(engine: Engine) -> None:
+    for session_id, user_id, action_ids in (
+        ("s-1", "alice", ["a-1", "a-2"]),
+        ("s-2", "alice", ["a-3"]),
+        ("s-b", "bob", ["a-1"]),
+    ):
+        engine.start_session(session_id, user_id, T0, None, None)
+        engine.add_actions(session_id, user_id, [action(a) for a in action_ids])
+    engine.save_memory(memory("m-1", session_id="s-1"))
+    engine.save_memory(memory("m-2"))
+    engine.save_memory(memory("m-b", user_id="bob"))
+    assert engine.forget_user("alice") == {
+        "sessions": 2,
+        "actions": 3,
+        "memories": 2,
+        "chunks": 0,
+        "entities": 0,
+        "injections": 0,
+        "users": 1,
+    }
+    assert engine.get_session("s-1") is None and engine.get_memory("m-2") is None
+    assert engine.get_memory("m-b") is not None
+    assert [a["action_id"] for a in engine.get_actions("s-b")] == ["a-1"]
+    assert engine.forget_user("alice")["users"] == 0
+
+
 def test_actions_for_an_unknown_session_date_it_by_the_first_action(engine: Engine) -> None:
     assert engine.add_actions("s-1", "bob", [action("a-1", T1), action("a-2", T2)]).added == 2
     session = engine.get_session("s-1")
@@ -364,6 +409,18 @@ def test_a_chunk_repeated_in_a_unit_is_linked_once_at_its_last_place(engine: Eng
     chunks = [{"hash": h, "text": h} for h in ("ha", "hb", "ha")]
     engine.set_unit_chunks("action", A1, "c", chunks)
     assert [c["hash"] for c in engine.unextracted_chunks("s-1", "base")] == ["hb", "ha"]
+    assert engine.status()["counts"]["chunks"] == 2
+
+
+def test_a_unit_chunked_again_keeps_its_chunks_and_drops_the_others(engine: Engine) -> None:
+    """A unit whose text changed is chunked again: the chunks it still holds
+    stay (their extraction is not redone), the ones it no longer holds and
+    nothing else references are deleted."""
+    engine.start_session("s-1", "alice", T0, None, None)
+    engine.add_actions("s-1", "alice", [action("a-1")])
+    engine.set_unit_chunks("action", A1, "c1", [{"hash": h, "text": h} for h in ("h1", "h2")])
+    engine.set_unit_chunks("action", A1, "c2", [{"hash": h, "text": h} for h in ("h2", "h3")])
+    assert [c["hash"] for c in engine.unextracted_chunks("s-1", "base")] == ["h2", "h3"]
     assert engine.status()["counts"]["chunks"] == 2
 
 
@@ -665,3 +722,38 @@ def test_forget_counts_have_the_same_keys_and_meaning(engine: Engine) -> None:
         "entities": 1,
     }
     assert engine.forget_user("alice") == {**dict.fromkeys(counts, 0)}
+
+
+# -- interactions -------------------------------------------------------------------------
+def test_only_the_users_live_interaction_is_answered_or_rated(engine: Engine) -> None:
+    """``answer_interaction`` and ``rate_interaction`` say whether they did:
+    never for another user's interaction, an unknown one or one past its
+    expiry, which keep no answer and teach no weight."""
+    for interaction_id, expires_at in (("i-live", None), ("i-expired", T1)):
+        engine.save_interaction(
+            {
+                "interaction_id": interaction_id,
+                "user_id": "alice",
+                "session_id": "s-1",
+                "source": "recall",
+                "created_at": T0,
+                "expires_at": expires_at,
+                "question": "which cache?",
+                "context": [],
+                "answer": None,
+                "feedback": None,
+                "seq_from": 0,
+            }
+        )
+    assert engine.answer_interaction("i-live", "bob", "valkey", T2, []) is False
+    assert engine.answer_interaction("i-none", "alice", "valkey", T2, []) is False
+    assert engine.answer_interaction("i-expired", "alice", "valkey", T2, []) is False
+    assert engine.get_interaction("i-live", "alice", T2)["answer"] is None
+    assert engine.answer_interaction("i-live", "alice", "valkey", T2, []) is True
+    assert engine.get_interaction("i-live", "alice", T2)["answer"] == "valkey"
+    for interaction_id, user_id in (("i-live", "bob"), ("i-none", "alice"), ("i-expired", "alice")):
+        assert engine.rate_interaction(interaction_id, user_id, 5, ["turn:t"], 0.5, T2) is False
+    assert engine.feedback_weights("alice", ["turn:t"]) == {}
+    assert engine.feedback_weights("bob", ["turn:t"]) == {}
+    assert engine.rate_interaction("i-live", "alice", 5, ["turn:t"], 0.5, T2) is True
+    assert engine.feedback_weights("alice", ["turn:t"]) == {"turn:t": 0.75}

@@ -785,3 +785,69 @@ def test_a_memory_is_recalled_in_the_project_it_was_saved_in(graph: SessionsGrap
     assert found("/src/app") == found("/src") == {"orion note of the app"}
     assert found("github.com/acme/api") == {"orion note of the api"}
     assert found("/src/other") == set()
+def _recall_call(session_id: str, n: int) -> list[dict[str, Any]]:
+    """The agent calling our recall tool and its result: derived actions."""
+    use = f"{session_id}-use-{n}"
+    call = {"tool_name": "mcp__sessions-graph__recall", "tool_use_id": use}
+    return [
+        {"action_id": f"{use}-call", "action_type": "tool_call", "text": "{}", **call},
+        {
+            "action_id": f"{use}-result",
+            "action_type": "tool_result",
+            "text": "[]",
+            "tool_use_id": use,
+        },
+    ]
+
+
+def test_a_turn_recorded_after_our_tool_calls_has_the_conversation_as_context(
+    graph: SessionsGraph,
+) -> None:
+    """A turn's neighbours are counted among the conversation only: the
+    derived calls between a question and its answer are no one's neighbours,
+    so an answer recorded in a later batch, after them, has the question as
+    context and the question has it, as if all came in one batch. (Another
+    session's turns, numbered alike, count for nothing.)"""
+    turns(graph, "s-0", "alice", *[f"unrelated turn {n}" for n in range(6)])
+    turns(graph, "s-1", "alice", "which queue did we choose?")
+    graph.record_actions("s-1", _recall_call("s-1", 1) + _recall_call("s-1", 2))
+    graph.record_actions(
+        "s-1",
+        [{"action_id": "answer", "action_type": "assistant_message", "text": "RabbitMQ, durable"}],
+    )
+    # Each is found by the other's word, through its context.
+    hits = graph.recall("alice", "rabbitmq", scope="turns").hits
+    assert {h.action_id for h in hits} == {"answer", "s-1-0"}
+    hits = graph.recall("alice", "queue", scope="turns").hits
+    assert {h.action_id for h in hits} == {"answer", "s-1-0"}
+
+
+def test_a_turns_context_reaches_two_turns_back_across_batches(graph: SessionsGraph) -> None:
+    """The two turns just before a batch are indexed again with the batch as
+    their new neighbours, and keep their old ones: the turn two back from the
+    batch has both the first turns and the batch's as context."""
+    graph.record_session_start("s-1", user_id="alice")
+    graph.record_actions(
+        "s-1",
+        [
+            {"action_id": "s-1-0", "action_type": "user_message", "text": "the pelican broke"},
+            {"action_id": "s-1-1", "action_type": "assistant_message", "text": "looking"},
+            # A turn of its own (a tool call paired with no result).
+            {"action_id": "s-1-2", "action_type": "tool_call", "text": "make build"},
+            {"action_id": "s-1-3", "action_type": "assistant_message", "text": "fixed"},
+        ],
+    )
+    graph.record_actions(
+        "s-1",
+        [
+            {"action_id": "s-1-4", "action_type": "user_message", "text": "flamingo next?"},
+            {"action_id": "s-1-5", "action_type": "assistant_message", "text": "green"},
+        ],
+    )
+
+    def shown(query: str) -> list[list[str]]:
+        return sorted(h.exchange for h in graph.recall("alice", query, scope="turns").hits)
+
+    # The tool call is found by a word two turns before it and two after.
+    assert shown("pelican") == [["s-1-0", "s-1-1"], ["s-1-2"]]
+    assert shown("flamingo") == [["s-1-2"], ["s-1-3"], ["s-1-4", "s-1-5"]]

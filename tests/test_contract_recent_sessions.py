@@ -125,3 +125,34 @@ def test_a_directory_names_the_sessions_in_it_or_below(graph: SessionsGraph) -> 
     assert ids("/src") == {"s-app", "s-web"}  # a directory above projects
     assert ids("/") == {"s-app", "s-web", "s-elsewhere"}
     assert ids("/src/ap") == set()  # a prefix of a name is not a directory
+
+
+def test_the_last_answer_is_the_latest_whatever_order_the_store_keeps(
+    graph: SessionsGraph,
+) -> None:
+    """The preview's last answer is the session's latest assistant message,
+    even when a store lists the session's actions in another order (a graph
+    store may give an action recorded later the place of a deleted one)."""
+    _session(graph, "s-gone", "alice", "app", [("user_message", "x")] * 6)
+    _session(
+        graph,
+        "s-1",
+        "alice",
+        "app",
+        [("user_message", "which store?"), ("assistant_message", "Looking at options.")],
+    )
+    graph.forget_session("s-gone")
+    graph.record_actions(
+        "s-1",
+        [
+            {"action_id": "s-1-late", "action_type": "user_message", "text": "and WAL?"},
+            {"action_id": "s-1-last", "action_type": "assistant_message", "text": "Decided: WAL."},
+        ],
+        user_id="alice",
+    )
+    [row] = graph.recent_sessions("alice")
+    assert row["first_user_message"] == "which store?"
+    assert (row["last_assistant_message"], row["last_assistant_message_id"]) == (
+        "Decided: WAL.",
+        "s-1-last",
+    )

@@ -35,7 +35,7 @@ SESSION_CASES: list[tuple[str, dict[str, Any]]] = [
     ("forget/session_actions", _ALICES),
     ("forget/session_memories", _ALICES),
     ("memory/list_by_session", {**_ALICES, "limit": 100}),
-    ("recall/session_tail", {**_ALICES, "from_seq": 0}),
+    ("recall/session_tail", {**_ALICES, "first_seq": 0, "before": 4}),
     ("reconcile/action_units", _ALICES),
     ("reconcile/memory_units", _ALICES),
     ("reconcile/session_chunks", _ALICES),
@@ -61,8 +61,12 @@ def test_a_page_and_a_tail_hold_only_their_range(stores: tuple[Store, Store]) ->
     store, _ = stores
     page = store.run("action/page", session_id="s-alice", start=2, stop=3)
     assert [row[2] for row in page] == [2]  # seq: from start, before stop
-    tail = store.run("recall/session_tail", session_id="s-alice", from_seq=3)
-    assert [row[1] for row in tail] == [3, 4]
+    # From the second conversation action before seq 5 (the derived call at
+    # 4 is not counted), or from the first when there are fewer.
+    tail = store.run("recall/session_tail", session_id="s-alice", first_seq=5, before=2)
+    assert [row[1] for row in tail] == [2, 3, 4]
+    tail = store.run("recall/session_tail", session_id="s-alice", first_seq=3, before=4)
+    assert [row[1] for row in tail] == [1, 2, 3, 4]
 
 
 def test_derived_calls_are_only_the_ids_asked_for(stores: tuple[Store, Store]) -> None:

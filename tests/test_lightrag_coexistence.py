@@ -585,6 +585,22 @@ def test_one_of_our_chunks_going_keeps_the_other_chunks_parts(world: World) -> N
     assert edge["weight"] == pytest.approx(1.0)
 
 
+def test_each_chunk_adds_its_relations_weight_or_one(world: World) -> None:
+    """An edge's weight is the sum of its assertions' (LightRAG's own rule),
+    each chunk's the weight its extraction gave, 1.0 when it gave none; the
+    edge names the workspace it was written in."""
+    world.chunk(H1)
+    world.chunk(H2)
+    world.extract(H1, [MEMGRAPH, TANTIVY], [{**USES, "weight": 2.5}])
+    world.extract(H2, [MEMGRAPH, TANTIVY], [{k: v for k, v in USES.items() if k != "weight"}])
+    edge = world.graph.edge_props("Memgraph", "Tantivy") or {}
+    assert edge["weight"] == pytest.approx(3.5)
+    assert edge["workspace"] == WS
+    world.collect(H1)
+    edge = world.graph.edge_props("Memgraph", "Tantivy") or {}
+    assert edge["weight"] == pytest.approx(1.0)
+
+
 def test_a_relationship_not_ours_keeps_an_entity_alive(world: World) -> None:
     world.chunk(H1)
     world.extract(H1, [MEMGRAPH], [])

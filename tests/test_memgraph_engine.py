@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import neo4j
 import pytest
 from neo4j import exceptions as neo4j_errors
 
@@ -295,6 +296,22 @@ def test_bad_uri_is_unavailable_and_hides_the_password() -> None:
     with pytest.raises(StoreUnavailableError) as info:
         MemgraphEngine("bolt://u:secret@db:7687")
     assert "secret" not in str(info.value)
+
+
+def test_the_user_and_password_reach_the_driver(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user logs in with the password given (an empty one when none is);
+    without a user the driver sends no credentials."""
+    sent = []
+    real = neo4j.GraphDatabase.driver
+
+    def driver(uri: str, **kwargs: object) -> object:
+        sent.append(kwargs["auth"])
+        return real(uri, **kwargs)
+
+    monkeypatch.setattr(neo4j.GraphDatabase, "driver", driver)
+    for credentials in ({"user": "u", "password": "p"}, {"user": "u"}, {"password": "p"}):
+        MemgraphEngine("bolt://127.0.0.1:1", **credentials).close()
+    assert sent == [("u", "p"), ("u", ""), None]
 
 
 def test_a_malformed_port_is_unavailable_at_once() -> None:

@@ -4,6 +4,7 @@ source: ``src/query/exceptions.hpp``, ``help-center/errors/transactions``)."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -183,6 +184,24 @@ def test_a_merge_race_is_retried_until_it_succeeds(monkeypatch: pytest.MonkeyPat
     attempts = _count_attempts(engine, monkeypatch)
     engine.list_memories("alice", 5)
     assert attempts == [3]
+
+
+def test_a_conflict_that_persists_is_tried_six_times_then_surfaces(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The engine's default bound: a transaction that meets a conflict every
+    time is tried six times, then its error reaches the caller."""
+    conflict = server_error(
+        neo4j_errors.TransientError,
+        "Cannot resolve conflicting transactions. You can retry this transaction"
+        " when the conflicting transaction is finished",
+    )
+    monkeypatch.setattr(time, "sleep", lambda seconds: None)  # the back-off's waits
+    engine, _ = fake_engine(lambda statement, params: conflict)
+    attempts = _count_attempts(engine, monkeypatch)
+    with pytest.raises(StoreError, match="conflicting transactions"):
+        engine.list_memories("alice", 5)
+    assert attempts == [6]
 
 
 def test_transactions_carry_a_timeout() -> None:

@@ -68,6 +68,8 @@ def test_claims_and_saves_send_the_extractors_marks() -> None:
     claim = next(s for s in driver.sent if s.statement == load("reconcile/claim_chunks"))
     assert claim.params["marks"] == ["base", "local:base"]
     assert claim.params["workspace"] == "base"  # one claim per chunk and workspace
+    # Held for the lease asked for, from the moment it was claimed.
+    assert claim.params["expires_at"] == claim.params["now"] + 60
     mark = load("reconcile/mark_extracted")
     marks = [s.params["mark"] for s in driver.sent if s.statement == mark]
     assert marks == ["local:base", "base"]

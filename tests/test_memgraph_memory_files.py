@@ -162,6 +162,7 @@ CONTRACT: list[Callable[..., None]] = [
     contract.test_oversized_and_empty_files_are_refused,
     contract.test_the_newest_versions_are_kept_with_their_sessions,
     contract.test_users_are_isolated,
+    contract.test_editing_a_file_never_touches_another_users_file_at_the_same_path,
     contract.test_clear_all_memory_deletes_only_the_users_files,
     contract.test_a_write_on_a_stale_version_changes_nothing,
     contract.test_create_reports_what_is_in_the_way,

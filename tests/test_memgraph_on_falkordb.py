@@ -20,6 +20,7 @@ from memgraph_on_falkordb import CURRENT_RELEASE, FalkorDriver
 from sessions_graph import SessionsGraph
 from sessions_graph.cypher import load
 from sessions_graph.engines.memgraph import MemgraphEngine
+from sessions_graph.engines.memgraph.rows import user_key
 from sessions_graph.errors import StoreError
 from sessions_graph.settings import Settings
 
@@ -248,3 +249,69 @@ def test_every_listed_gap_names_a_test_that_exists() -> None:
         if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
     }
     assert sorted(set(GAPS) - names) == []
+
+
+def test_setup_gives_older_actions_their_origins_and_recalls_the_conversation_only(
+    open_graph: Open,
+) -> None:
+    """A store written before actions kept their origin (schema version 6)
+    indexed every action as a turn. ``setup`` classifies those actions, takes
+    the derived and client ones out of recall, writes the documents of the
+    turns whose text held a client's element again without it, and sends
+    those sessions, and only those, back to reconciliation."""
+    graph, driver = open_graph(CURRENT_RELEASE)
+    recall_call = {"tool_name": "mcp__sessions-graph__recall", "tool_use_id": "toolu_1"}
+    sessions: dict[str, list[dict[str, Any]]] = {
+        "s-plain": [
+            {"action_type": "user_message", "text": "the walrus migration is done"},
+            {"action_type": "assistant_message", "text": "great"},
+        ],
+        "s-tool": [
+            {"action_type": "user_message", "text": "which pooler did we pick?"},
+            {"action_type": "tool_call", "text": '{"query": "pooler"}', **recall_call},
+            {"action_type": "tool_result", "text": "kumquat echo", "tool_use_id": "toolu_1"},
+            {"action_type": "assistant_message", "text": "pgbouncer, transaction mode"},
+        ],
+        "s-reminder": [
+            {
+                "action_type": "user_message",
+                "text": "deploy the narwhal<system-reminder>quokka rules</system-reminder>",
+            },
+        ],
+    }
+    for session_id, actions in sessions.items():
+        graph.record_session_start(session_id, user_id="alice")
+        graph.record_actions(
+            session_id,
+            [{"action_id": f"{session_id}-{i}", **a} for i, a in enumerate(actions)],
+            user_id="alice",
+        )
+    # As before origins: none stored, and every action a turn of its whole text.
+    driver.graph.query(
+        "MATCH (a:Action) SET a.origin = NULL, a.recall_body = a.text, a.user_key = $key",
+        {"key": user_key("alice")},
+    )
+
+    def found(word: str) -> set[str]:
+        return {h.session_id for h in graph.recall("alice", word, scope="turns").hits}
+
+    assert found("kumquat") == {"s-tool"} and found("quokka") == {"s-reminder"}
+    before = {s: graph.engine.get_session(s)["content_version"] for s in sessions}
+
+    graph.setup()
+
+    origins = {a.action_id: a.origin for a in graph.get_actions("s-tool")}
+    assert origins == {
+        "s-tool-0": "conversation",
+        "s-tool-1": "derived",
+        "s-tool-2": "derived",
+        "s-tool-3": "conversation",
+    }
+    assert found("kumquat") == set() and found("quokka") == set()
+    assert found("walrus") == {"s-plain"} and found("narwhal") == {"s-reminder"}
+    after = {s: graph.engine.get_session(s)["content_version"] for s in sessions}
+    assert {s: after[s] - before[s] for s in sessions} == {
+        "s-plain": 0,
+        "s-tool": 1,
+        "s-reminder": 1,
+    }

@@ -72,16 +72,21 @@ def turn_document(text: str) -> str:
 
 def turn_documents(rows: Sequence[Mapping[str, Any]], first_seq: int) -> list[dict[str, Any]]:
     """The turn-index documents to write after a session's actions from
-    ``first_seq`` on were stored: ``rows`` are the session's actions from
-    ``first_seq - 2 * TURN_RADIUS`` on, in order (``action_id``, ``seq``,
-    ``text``). Each new action gets its document (``action_id``, ``body``,
-    ``context``, ``speaker``, ``asks``, ``only_asks``, ``tells_time``), and
-    the ``TURN_RADIUS`` actions before them get theirs again, since their
-    neighbours changed; the ones further back are only read, as context."""
+    ``first_seq`` on were stored: ``rows`` are the session's conversation
+    actions from ``first_seq`` on, after the ``2 * TURN_RADIUS`` just before
+    it (or all there are), in order (``action_id``, ``seq``, ``text``). Each
+    new action gets its document (``action_id``, ``body``, ``context``,
+    ``speaker``, ``asks``, ``only_asks``, ``tells_time``), and the
+    ``TURN_RADIUS`` actions before them get theirs again, since their
+    neighbours changed; the ones further back are only read, as context.
+
+    Neighbours are counted among these rows, never by ``seq``: the derived and
+    client actions between two turns are no one's neighbours, however many."""
     prepared = [turn_document(r["text"] or "") for r in rows]
+    new = next((i for i, r in enumerate(rows) if r["seq"] >= first_seq), len(rows))
     documents = []
     for i, row in enumerate(rows):
-        if row["seq"] < first_seq - TURN_RADIUS:
+        if i < new - TURN_RADIUS:
             continue
         around = range(max(0, i - TURN_RADIUS), min(len(rows), i + TURN_RADIUS + 1))
         parts = [prepared[j][:TURN_NEIGHBOUR_CHARS] for j in around if j != i]

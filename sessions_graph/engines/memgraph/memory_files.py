@@ -210,5 +210,6 @@ def _kept_versions(
         "session_id": session_id or "",
         "created_at": created_at,
     }
-    kept = [dict(v) for v in versions if v["version"] > version - keep]
-    return [*kept, new][-keep:]
+    # The stored versions run one by one up to the version before this one
+    # (every write and move adds the next): the newest ``keep`` are the last.
+    return [*versions, new][-keep:]

@@ -42,13 +42,15 @@ class Recall:
     def _index_turns(self, tx: Any, session_id: str, user_id: str, first_seq: int) -> None:
         """Write the documents of the session's actions from ``first_seq`` on,
         and the contexts of the ones just before them (their new neighbours):
-        conversation ones only, from their ``conversation_text``."""
+        conversation ones only, from their ``conversation_text``, read back
+        ``2 * TURN_RADIUS`` conversation actions (``turn_documents``)."""
         rows = conversation_rows(
             _rows(
                 tx,
                 "recall/session_tail",
                 session_id=session_id,
-                from_seq=first_seq - 2 * TURN_RADIUS,
+                first_seq=first_seq,
+                before=2 * TURN_RADIUS,
             )
         )
         documents = [

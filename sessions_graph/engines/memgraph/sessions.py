@@ -214,16 +214,14 @@ class Sessions:
             )
         )
 
-    def _key_actions(self) -> int:
+    def _key_actions(self) -> None:
         """Give the actions stored before action ids were keyed per user
         theirs (schema version 12, run by ``setup`` before anything that
-        looks actions up by key), a batch per transaction. Returns how many."""
-        keyed = 0
-        while batch := _count(
+        looks actions up by key), a batch per transaction until none is left."""
+        while _count(
             self._write(lambda tx: _rows(tx, "schema/set_action_keys", limit=KEY_BATCH)), "keyed"
         ):
-            keyed += batch
-        return keyed
+            pass
 
     def _mark_origins(self) -> None:
         """Give the actions stored before origins were kept theirs (schema

@@ -44,14 +44,19 @@ class Recall:
         context of the ones just before them: a batch costs one document per
         new action plus at most ``TURN_RADIUS`` rewritten."""
         # Conversation only (``provenance``): derived and client actions are
-        # neither documents nor their neighbours' context.
+        # neither documents nor their neighbours' context, so the read starts
+        # at the 2 * TURN_RADIUS-th conversation action before first_seq.
         rows = conversation_rows(
             conn.execute(
                 "SELECT a.action_key, a.action_id, a.seq, a.action_type, a.text, a.timestamp,"
                 " a.origin, d.rowid AS doc"
                 " FROM actions a LEFT JOIN turn_docs d ON d.action_key = a.action_key"
-                " WHERE a.session_id = ? AND a.seq >= ? ORDER BY a.seq",
-                (session_id, first_seq - 2 * TURN_RADIUS),
+                " WHERE a.session_id = ? AND a.seq >= coalesce("
+                "   (SELECT min(seq) FROM (SELECT seq FROM actions"
+                "     WHERE session_id = ? AND seq < ? AND origin = 'conversation'"
+                "     ORDER BY seq DESC LIMIT ?)), ?)"
+                " ORDER BY a.seq",
+                (session_id, session_id, first_seq, 2 * TURN_RADIUS, first_seq),
             ).fetchall()
         )
         by_id = {r["action_id"]: r for r in rows}
