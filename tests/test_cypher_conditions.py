@@ -403,3 +403,40 @@ def test_an_interaction_is_read_only_until_it_expires(stores: tuple[Store, Store
     # One without an expiry is live whenever it is read.
     forever = {"interaction_id": "i-alice", "user_id": "alice", "now": "2099-01-01T00:00:00Z"}
     assert [r[0] for r in store.run("interaction/get", **forever)] == ["i-alice"]
+
+
+# --- Interactions -----------------------------------------------------------
+
+
+def test_the_sweep_deletes_only_interactions_past_their_expiry(
+    falkor: Any, request: pytest.FixtureRequest
+) -> None:
+    """Without the schema's range index on ``:Interaction(expires_at)``,
+    through which FalkorDB compares strings wrongly (the contract test of the
+    sweep skips the Memgraph engine on FalkorDB for that)."""
+    store = Store(falkor, f"sweep_{request.node.name}")
+    request.addfinalizer(store.graph.delete)
+    for interaction_id, user_id, expires_at in (
+        ("i-expired", "alice", "2024-05-01T10:00:00Z"),
+        ("i-bobs-expired", "bob", "2024-05-01T10:00:00Z"),
+        ("i-live", "alice", "2024-05-03T10:00:00Z"),
+        ("i-kept", "alice", None),
+    ):
+        store.run(
+            "interaction/save",
+            interaction_id=interaction_id,
+            user_id=user_id,
+            session_id="s-1",
+            source="recall",
+            created_at="2024-04-30T10:00:00Z",
+            expires_at=expires_at,
+            question="which cache?",
+            context="[]",
+            answer=None,
+            feedback=None,
+            seq_from=0,
+            items=0,
+        )
+    assert store.run("interaction/expire", now="2024-05-02T10:00:00Z") == [(2,)]
+    left = store.graph.query("MATCH (i:Interaction) RETURN i.interaction_id").result_set
+    assert sorted(row[0] for row in left) == ["i-kept", "i-live"]
