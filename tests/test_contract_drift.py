@@ -757,6 +757,9 @@ def test_only_the_users_live_interaction_is_answered_or_rated(engine: Engine) ->
     assert engine.feedback_weights("bob", ["turn:t"]) == {}
     assert engine.rate_interaction("i-live", "alice", 5, ["turn:t"], 0.5, T2) is True
     assert engine.feedback_weights("alice", ["turn:t"]) == {"turn:t": 0.75}
+    # The usage counts only the live one.
+    [usage] = engine.interaction_usage("alice", T2, 10)
+    assert (usage["interactions"], usage["answered"], usage["rated"]) == (1, 1, 1)
 
 
 def test_the_sweep_deletes_only_expired_interactions(engine: Engine) -> None:
