@@ -440,3 +440,34 @@ def test_the_sweep_deletes_only_interactions_past_their_expiry(
     assert store.run("interaction/expire", now="2024-05-02T10:00:00Z") == [(2,)]
     left = store.graph.query("MATCH (i:Interaction) RETURN i.interaction_id").result_set
     assert sorted(row[0] for row in left) == ["i-kept", "i-live"]
+
+
+# --- The turn index ---------------------------------------------------------
+
+
+def test_setup_reindexes_only_the_sessions_whose_documents_are_not_current(
+    stores: tuple[Store, Store],
+) -> None:
+    """``recall/unindexed_sessions``: a session whose conversation actions all
+    hold documents of the current kind and cut is left alone; one with an
+    action missing a part, or cut to another size, is indexed again."""
+    store, _ = stores
+    documents = [
+        {
+            "action_key": action_key("alice", f"a-{seq}"),
+            "body": "b",
+            "context": "c",
+            "speaker": None,
+            "asks": False,
+            "only_asks": False,
+            "tells_time": False,
+        }
+        for seq in (1, 2, 3)  # a-4 is derived: never a document
+    ]
+    store.run("recall/set_documents", documents=documents, user_key="kalice", cut_bytes=39)
+
+    def stale(cut_bytes: int) -> set[str]:
+        return {row[0] for row in store.run("recall/unindexed_sessions", cut_bytes=cut_bytes)}
+
+    assert stale(39) == {"s-bob"}
+    assert stale(40) == {"s-alice", "s-bob"}
