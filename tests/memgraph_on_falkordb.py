@@ -35,7 +35,8 @@ FalkorDB spelling. Those, and only those, are translated (``_translate``):
 Known differences, for which tests skip this engine with the reason: no
 transactions (each statement commits on its own, so a transaction that fails
 half-way is not rolled back), RediSearch's tokenizer keeps ``_`` inside words
-(Tantivy splits there), and scores are RediSearch's, not Tantivy's BM25.
+(Tantivy splits there), scores are RediSearch's, not Tantivy's BM25, and a
+range index on a property holding strings answers ``<=`` wrongly.
 Errors come back as the driver's ``ClientError`` with FalkorDB's message.
 """
 
@@ -446,5 +447,11 @@ GAPS: dict[str, str] = {
     "test_auto_reconcile_from_settings": (
         "reconciles in a child process, which opens the store from its settings: the"
         " FalkorDB-backed driver exists only in the test process"
+    ),
+    "test_the_sweep_deletes_only_expired_interactions": (
+        "FalkorDB's range index on :Interaction(expires_at), which the sweep's MATCH"
+        " uses, answers a comparison of strings wrongly (a later time <= an earlier one"
+        " holds through it): the statement's condition is tested without the index"
+        " (test_cypher_conditions)"
     ),
 }

@@ -757,3 +757,37 @@ def test_only_the_users_live_interaction_is_answered_or_rated(engine: Engine) ->
     assert engine.feedback_weights("bob", ["turn:t"]) == {}
     assert engine.rate_interaction("i-live", "alice", 5, ["turn:t"], 0.5, T2) is True
     assert engine.feedback_weights("alice", ["turn:t"]) == {"turn:t": 0.75}
+    # The usage counts only the live one.
+    [usage] = engine.interaction_usage("alice", T2, 10)
+    assert (usage["interactions"], usage["answered"], usage["rated"]) == (1, 1, 1)
+
+
+def test_the_sweep_deletes_only_expired_interactions(engine: Engine) -> None:
+    """``expire_interactions`` deletes the interactions whose expiry has
+    passed, whoever's they are, and keeps the live ones and those kept for
+    good (no expiry)."""
+    for interaction_id, user_id, expires_at in (
+        ("i-expired", "alice", T1),
+        ("i-bobs-expired", "bob", T1),
+        ("i-live", "alice", T3),
+        ("i-kept", "alice", None),
+    ):
+        engine.save_interaction(
+            {
+                "interaction_id": interaction_id,
+                "user_id": user_id,
+                "session_id": "s-1",
+                "source": "recall",
+                "created_at": T0,
+                "expires_at": expires_at,
+                "question": "which cache?",
+                "context": [],
+                "answer": None,
+                "feedback": None,
+                "seq_from": 0,
+            }
+        )
+    assert engine.expire_interactions(T2) == 2
+    assert engine.expire_interactions(T2) == 0
+    left = [i["interaction_id"] for i in engine.list_interactions("alice", None, T2, 10)]
+    assert sorted(left) == ["i-kept", "i-live"]

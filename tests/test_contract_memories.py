@@ -67,6 +67,15 @@ def test_search_query_language(graph: SessionsGraph) -> None:
     assert ids("haskell") == set()
 
 
+def test_a_prefix_query_puts_the_best_match_first(graph: SessionsGraph) -> None:
+    """Prefix queries are ranked as any other: the memory that matches more
+    of the query comes before the one that matches less, whichever is newer."""
+    most = graph.save_memory("alice", "pytest runs pyright and pylint on the python code")
+    least = graph.save_memory("alice", "python is installed")
+    found = [m.memory_id for m in graph.search_memories("alice", "py*")]
+    assert found == [most.memory_id, least.memory_id]
+
+
 def test_a_term_matches_whole_tokens_only(graph: SessionsGraph) -> None:
     graph.save_memory("alice", "Rules2024 were updated")
     assert graph.search_memories("alice", "Rules") == []

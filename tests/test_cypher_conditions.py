@@ -403,3 +403,71 @@ def test_an_interaction_is_read_only_until_it_expires(stores: tuple[Store, Store
     # One without an expiry is live whenever it is read.
     forever = {"interaction_id": "i-alice", "user_id": "alice", "now": "2099-01-01T00:00:00Z"}
     assert [r[0] for r in store.run("interaction/get", **forever)] == ["i-alice"]
+
+
+# --- Interactions -----------------------------------------------------------
+
+
+def test_the_sweep_deletes_only_interactions_past_their_expiry(
+    falkor: Any, request: pytest.FixtureRequest
+) -> None:
+    """Without the schema's range index on ``:Interaction(expires_at)``,
+    through which FalkorDB compares strings wrongly (the contract test of the
+    sweep skips the Memgraph engine on FalkorDB for that)."""
+    store = Store(falkor, f"sweep_{request.node.name}")
+    request.addfinalizer(store.graph.delete)
+    for interaction_id, user_id, expires_at in (
+        ("i-expired", "alice", "2024-05-01T10:00:00Z"),
+        ("i-bobs-expired", "bob", "2024-05-01T10:00:00Z"),
+        ("i-live", "alice", "2024-05-03T10:00:00Z"),
+        ("i-kept", "alice", None),
+    ):
+        store.run(
+            "interaction/save",
+            interaction_id=interaction_id,
+            user_id=user_id,
+            session_id="s-1",
+            source="recall",
+            created_at="2024-04-30T10:00:00Z",
+            expires_at=expires_at,
+            question="which cache?",
+            context="[]",
+            answer=None,
+            feedback=None,
+            seq_from=0,
+            items=0,
+        )
+    assert store.run("interaction/expire", now="2024-05-02T10:00:00Z") == [(2,)]
+    left = store.graph.query("MATCH (i:Interaction) RETURN i.interaction_id").result_set
+    assert sorted(row[0] for row in left) == ["i-kept", "i-live"]
+
+
+# --- The turn index ---------------------------------------------------------
+
+
+def test_setup_reindexes_only_the_sessions_whose_documents_are_not_current(
+    stores: tuple[Store, Store],
+) -> None:
+    """``recall/unindexed_sessions``: a session whose conversation actions all
+    hold documents of the current kind and cut is left alone; one with an
+    action missing a part, or cut to another size, is indexed again."""
+    store, _ = stores
+    documents = [
+        {
+            "action_key": action_key("alice", f"a-{seq}"),
+            "body": "b",
+            "context": "c",
+            "speaker": None,
+            "asks": False,
+            "only_asks": False,
+            "tells_time": False,
+        }
+        for seq in (1, 2, 3)  # a-4 is derived: never a document
+    ]
+    store.run("recall/set_documents", documents=documents, user_key="kalice", cut_bytes=39)
+
+    def stale(cut_bytes: int) -> set[str]:
+        return {row[0] for row in store.run("recall/unindexed_sessions", cut_bytes=cut_bytes)}
+
+    assert stale(39) == {"s-bob"}
+    assert stale(40) == {"s-alice", "s-bob"}
