@@ -759,8 +759,6 @@ class SessionsGraph:
         after ``since``), ``sessions`` (how many received any), and the
         ``session_median`` and ``session_max`` of a session's total tokens
         (0 with no session)."""
-        import statistics
-
         moment = parse_timestamp(since)
         if moment is None:
             raise MemoryValidationError(f"since must be an ISO 8601 time, got {since!r}")
@@ -769,7 +767,7 @@ class SessionsGraph:
         return {
             "tokens_since": totals["tokens_since"],
             "sessions": len(per_session),
-            "session_median": statistics.median(per_session) if per_session else 0,
+            "session_median": _median(per_session),
             "session_max": per_session[-1] if per_session else 0,
         }
 
@@ -1125,3 +1123,16 @@ def _start_time(value: object) -> str:
             f"started_at must be a datetime or an ISO 8601 timestamp, not {str(value)[:40]!r}"
         )
     return moment
+
+
+def _median(ordered: Sequence[int]) -> float:
+    """The median of sorted numbers (0 of none), as ``statistics.median``
+    gives it: the middle one, or the mean of the two middle ones. Not that
+    module: importing it (fractions, decimal, random) cost ``status`` more
+    than the rest of its counts."""
+    if not ordered:
+        return 0
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return (ordered[middle - 1] + ordered[middle]) / 2

@@ -85,6 +85,50 @@ def test_status_shows_tokens_injected_today_and_per_session(cli, tmp_path: Path)
     }
 
 
+def test_status_names_our_codex_hooks_at_user_scope_only(tmp_path: Path) -> None:
+    """``status`` says where our Codex hooks are installed at user scope (and,
+    with no codex to ask, that their trust could not be read); hooks in a
+    project's ``.codex`` only are listed with the rest, not on that line."""
+    from sessions_graph.hooks.install import CODEX_EVENTS, install_hooks
+
+    codex_home, project, no_codex = tmp_path / "codex", tmp_path / "proj", tmp_path / "bin"
+    for directory in (codex_home, project / ".codex", no_codex):
+        directory.mkdir(parents=True)
+    env = {
+        **os.environ,
+        "SESSIONS_GRAPH_DB": str(tmp_path / "cli.db"),
+        "HOME": str(tmp_path),
+        "CODEX_HOME": str(codex_home),
+        "PATH": str(no_codex),  # no codex binary to ask about trust
+    }
+
+    def status() -> str:
+        proc = subprocess.run(
+            [sys.executable, "-m", "sessions_graph", "status"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=project,
+            timeout=60,
+        )
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    install_hooks(project / ".codex" / "hooks.json", CODEX_EVENTS, "sessions-graph hook")
+    shown = status()
+    assert "codex hooks:" not in shown
+    assert f"project {project / '.codex' / 'hooks.json'}" in shown
+
+    (project / ".codex" / "hooks.json").unlink()
+    user_file = codex_home / "hooks.json"
+    install_hooks(user_file, CODEX_EVENTS, "sessions-graph hook")
+    line = next(line for line in status().splitlines() if line.startswith("codex hooks:"))
+    assert line == (
+        f"codex hooks:    installed in {user_file}; their trust could not be read"
+        " (codex is not on PATH)"
+    )
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

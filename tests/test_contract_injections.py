@@ -68,6 +68,10 @@ def test_stats_sum_tokens_since_a_time_and_per_session(graph: SessionsGraph) -> 
     stats = graph.injection_stats("alice", "2000-01-01T00:00:00Z")
     assert stats == {"tokens_since": 240, "sessions": 3, "session_median": 60, "session_max": 150}
     assert graph.injection_stats("alice", "2999-01-01T00:00:00Z")["tokens_since"] == 0
+    _start(graph, "s-4", "alice")
+    graph.record_injection("alice", "s-4", "SessionStart", ["turn:e"], 75)
+    # An even number of sessions: the mean of the middle two (60 and 75).
+    assert graph.injection_stats("alice", "2000-01-01T00:00:00Z")["session_median"] == 67.5
     assert graph.injection_stats("carol", "2000-01-01T00:00:00Z") == {
         "tokens_since": 0,
         "sessions": 0,

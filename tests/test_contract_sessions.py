@@ -229,6 +229,20 @@ def test_action_text_is_stored_redacted_with_its_count(graph: SessionsGraph) -> 
     assert "lettersonly" not in third.text and third.redactions == 1
 
 
+def test_user_action_counts_skip_actions_stored_already(graph: SessionsGraph) -> None:
+    """An action recorded again, in its own session or another of the
+    user's, is stored once and counted once; forgetting a session takes its
+    actions off the count."""
+    graph.record_actions("s-1", [_action(1), _action(2)], user_id="alice")
+    graph.record_actions("s-1", [_action(2), _action(3)], user_id="alice")  # a-2 again
+    graph.record_actions("s-2", [_action(3), _action(4)], user_id="alice")  # a-3 is s-1's
+    graph.record_actions("s-b", [_action(1)], user_id="bob")  # bob's own a-1
+    assert graph.status(user_id="alice")["counts"]["actions"] == 4
+    assert graph.status(user_id="bob")["counts"]["actions"] == 1
+    graph.forget_session("s-1")
+    assert graph.status(user_id="alice")["counts"]["actions"] == 1
+
+
 def test_user_counts_are_one_users_share(graph: SessionsGraph) -> None:
     for user, sid in (("alice", "s-a"), ("bob", "s-b")):
         graph.record_actions(sid, [_action(1 if user == "alice" else 2)], user_id=user)

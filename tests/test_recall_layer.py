@@ -298,6 +298,10 @@ def test_named_dates_become_windows() -> None:
     assert "2023" not in rest and "paint" in rest
     assert named_windows("February 31, 2023")[0] == []
     assert named_windows("we may go")[0] == []
+    # A year of either century (a question holding neither names no date).
+    assert named_windows("what broke in 1999?")[0] == [
+        ("1999-01-01T00:00:00.000000+00:00", "2000-01-01T00:00:00.000000+00:00")
+    ]
     # A comma and no space between day and year, as people type it.
     assert named_windows("the forest on December 1,2023")[0] == [
         ("2023-11-30T00:00:00.000000+00:00", "2023-12-05T00:00:00.000000+00:00")

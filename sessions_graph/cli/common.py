@@ -73,12 +73,14 @@ def say_nothing_stored(as_json: bool, empty: Any) -> None:
 
 
 @contextmanager
-def open_graph(*, read_only: bool = False, **overrides: Any) -> Iterator[Any]:
+def open_graph(*, read_only: bool = False, settings: Any = None, **overrides: Any) -> Iterator[Any]:
     """The ``SessionsGraph`` the settings (and ``--db``) name, closed
-    afterwards; with ``read_only``, None when there is no database yet."""
+    afterwards; with ``read_only``, None when there is no database yet.
+    ``settings``: the command's, already loaded (not read again)."""
     from sessions_graph.graph import SessionsGraph
 
-    settings = cli_settings(**overrides)
+    if settings is None:
+        settings = cli_settings(**overrides)
     if read_only and missing_store(settings):
         yield None
         return

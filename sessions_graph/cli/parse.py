@@ -183,7 +183,15 @@ def _parser() -> argparse.ArgumentParser:
         def error(self, message: str) -> Any:
             raise Defer(message)
 
-    return Parser(add_help=False, allow_abbrev=False)
+    # This parser prints no help (``cli.help`` does), but argparse makes a
+    # formatter for every argument declared (to check its metavar), and a
+    # formatter without a width imports shutil (and bz2, lzma, fnmatch) to
+    # ask the terminal for one: any fixed width spares that.
+    return Parser(
+        add_help=False,
+        allow_abbrev=False,
+        formatter_class=lambda prog: argparse.HelpFormatter(prog, width=80),
+    )
 
 
 def _add(parser: argparse.ArgumentParser, name: str, param: Param, annotation: str) -> None:

@@ -35,7 +35,19 @@ def build_parser() -> argparse.ArgumentParser:
         def error(self, message: str) -> Any:  # argparse's own prints usage: two lines
             raise UsageError(message)
 
-    parser = Parser(prog=PROG, description=SUMMARY)
+        def print_help(self, file: Any = None) -> None:
+            # Help (the only text this parser prints) fits the terminal.
+            self.formatter_class = argparse.HelpFormatter
+            super().print_help(file)
+
+    # argparse makes a formatter for every argument declared (to check its
+    # metavar), and a formatter without a width imports shutil (and bz2,
+    # lzma, fnmatch) to ask the terminal for one: only help needs it.
+    parser = Parser(
+        prog=PROG,
+        description=SUMMARY,
+        formatter_class=lambda prog: argparse.HelpFormatter(prog, width=80),
+    )
     parser.add_argument("query", metavar="QUERY", help="What to recall, in plain words.")
     parser.add_argument("--user", "-u", help="User id (default: the configured user_id).")
     parser.add_argument(

@@ -43,14 +43,20 @@ def status(
             "counts": {},
         }
     else:
-        with open_graph() as graph:
+        with open_graph(settings=settings) as graph:
             info = graph.status(user_id=user_id)
             info["health"] = _health(graph, settings, user_id)
     if path:
         info["health"] = _health(None, settings, user_id)
-    from sessions_graph.cli.hooks import codex_hooks_status
+    codex_hooks = None
+    codex = next(c for c in info["health"]["clients"] if c["client"] == "codex")
+    if any(h["scope"] == "user" for h in codex["hooks"]):
+        # Only then: the hooks command's module (and its trust check) is the
+        # heaviest import ``status`` would otherwise make, and the health
+        # above has already read the file that says whether ours are there.
+        from sessions_graph.cli.hooks import codex_hooks_status
 
-    codex_hooks = codex_hooks_status()
+        codex_hooks = codex_hooks_status()
     if codex_hooks:
         info["codex_hooks"] = codex_hooks
     if as_json:

@@ -46,20 +46,23 @@ _MONTH = "(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
 #: Most specific first: a full date, then a month of a year, then a year.
-_PATTERNS = [
-    re.compile(r"\b(?P<year>(?:19|20)\d\d)-(?P<m>[01]\d)-(?P<day>[0-3]\d)\b"),
-    re.compile(rf"\b{_MONTH}\s+{_DAY}(?:,\s*|\s+){_YEAR}\b", re.IGNORECASE),
-    re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}(?:,\s*|\s+){_YEAR}\b", re.IGNORECASE),
-    re.compile(rf"\b{_MONTH},?\s+(?:of\s+)?{_YEAR}\b", re.IGNORECASE),
-    re.compile(rf"\b(?:in|during|of|since)\s+{_YEAR}\b", re.IGNORECASE),
+#: Sources, compiled on first need (``re``'s cache keeps them): every one
+#: needs a year's "19" or "20", which most questions do not hold, and
+#: compiling these alternations of month names is most of what a recall
+#: process spends on dates.
+_PATTERNS: list[tuple[str, int]] = [
+    (r"\b(?P<year>(?:19|20)\d\d)-(?P<m>[01]\d)-(?P<day>[0-3]\d)\b", 0),
+    (rf"\b{_MONTH}\s+{_DAY}(?:,\s*|\s+){_YEAR}\b", re.IGNORECASE),
+    (rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}(?:,\s*|\s+){_YEAR}\b", re.IGNORECASE),
+    (rf"\b{_MONTH},?\s+(?:of\s+)?{_YEAR}\b", re.IGNORECASE),
+    (rf"\b(?:in|during|of|since)\s+{_YEAR}\b", re.IGNORECASE),
 ]
+_CENTURIES = ("19", "20")
 
 
 #: A month named without its year ("in June", "early May", "mid-March"),
 #: after a word that says it is one, so that "may" the verb is no month.
-_BARE_MONTH = re.compile(
-    rf"\b(?:in|during|of|last|this|early|late|mid)[\s-]+{_MONTH}(?![\w-])", re.IGNORECASE
-)
+_BARE_MONTH = rf"\b(?:in|during|of|last|this|early|late|mid)[\s-]+{_MONTH}(?![\w-])"
 
 
 def to_utc(value: object, field: str) -> str | None:
@@ -86,7 +89,10 @@ def named_windows(question: str) -> tuple[list[tuple[str, str]], str]:
     never moves an event out of it."""
     windows: list[tuple[str, str]] = []
     rest = question
-    for pattern in _PATTERNS:
+    if not any(century in question for century in _CENTURIES):
+        return windows, rest  # no year, so no date any pattern takes
+    for source, flags in _PATTERNS:
+        pattern = re.compile(source, flags)
         for match in pattern.finditer(rest):
             window = _window(match)
             if window:
@@ -99,8 +105,15 @@ def named_months(question: str) -> tuple[list[int], str]:
     """The months the question names without a year ("what did she paint
     in October?"), and the question without them. Which year is meant is
     not said, so the date lane takes that month of any year."""
-    months = [_MONTHS[m.group("month").lower()] for m in _BARE_MONTH.finditer(question)]
-    return list(dict.fromkeys(months)), _BARE_MONTH.sub(" ", question)
+    if question.isascii():
+        # Where no month's name is, none is named (non-ASCII letters can
+        # match ASCII ones ignoring case, so only ASCII text is spared).
+        lowered = question.lower()
+        if not any(name in lowered for name in _MONTHS):
+            return [], question
+    pattern = re.compile(_BARE_MONTH, re.IGNORECASE)
+    months = [_MONTHS[m.group("month").lower()] for m in pattern.finditer(question)]
+    return list(dict.fromkeys(months)), pattern.sub(" ", question)
 
 
 def month_of(timestamp: str | None) -> int | None:

@@ -16,7 +16,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from sessions_graph.engines.base import Engine, Record, action_key
+from sessions_graph.engines.base import Engine, Record
 from sessions_graph.engines.sqlite.digests import Digests
 from sessions_graph.engines.sqlite.forget import Forget
 from sessions_graph.engines.sqlite.injections import Injections
@@ -225,20 +225,19 @@ class SQLiteEngine(
         }
 
     def user_counts(self, user_id: str) -> Record:
-        # A user's actions are the keys from "USER|" up to "USER}" ("|" ends
-        # the user id in an action key and occurs in no id, "}" follows it):
-        # a range of the unique index. Their chunks and entities are their
-        # shares, which triggers keep (schema.USER_SHARES): no count reads a
-        # chunk row, a mention, or another user's rows.
-        low, high = action_key(user_id, ""), f"{user_id}}}"
+        # A user's actions are the actions of their sessions, which each
+        # count theirs (``action_count``: raised by every action stored, and
+        # an action goes only with its session): a sum over the user's
+        # sessions, not a read of 100k action keys. Their chunks and entities
+        # are their shares, which triggers keep (schema.USER_SHARES): no
+        # count reads a chunk row, a mention, or another user's rows.
         row = self._read(
-            "SELECT (SELECT count(*) FROM sessions WHERE user_id = :user) AS sessions,"
-            " (SELECT count(*) FROM actions WHERE action_key >= :low AND action_key < :high)"
-            "   AS actions,"
+            "SELECT count(*) AS sessions, coalesce(sum(action_count), 0) AS actions,"
             " (SELECT count(*) FROM memories WHERE user_id = :user) AS memories,"
             " (SELECT count(*) FROM user_chunks WHERE user_id = :user) AS chunks,"
-            " (SELECT count(*) FROM user_entities WHERE user_id = :user) AS entities",
-            {"user": user_id, "low": low, "high": high},
+            " (SELECT count(*) FROM user_entities WHERE user_id = :user) AS entities"
+            " FROM sessions WHERE user_id = :user",
+            {"user": user_id},
         )
         return dict(row[0])
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sessions_graph.engines.base import Record, action_key, project_scope
@@ -103,23 +103,39 @@ class Recall:
     def search_turns(
         self, user_id: str, terms: Sequence[Sequence[str]], limit: int, filters: Record
     ) -> list[Record]:
-        matches = self._turn_matches(terms)
+        # Choosing the match and ranking it ask for the same counts (a
+        # phrase alone, then AND-ed with the next): each is counted once.
+        counts: dict[str, int] = {}
+
+        def count(match: str) -> int:
+            if match not in counts:
+                counts[match] = self._count_turns(match, COMMON_TURN_DOCS)
+            return counts[match]
+
+        matches = self._turn_matches(terms, count)
         if not matches:
             return []
         narrow, wide = matches
-        rows = self._rank_turns(narrow, user_id, limit, filters)
+        rows = self._rank_turns(narrow, user_id, limit, filters, count(narrow))
         if not rows and wide != narrow:
             # Which words are common is counted over every user's documents:
             # for this user, the words left out may be all that matches.
-            rows = self._rank_turns(wide, user_id, limit, filters)
+            rows = self._rank_turns(wide, user_id, limit, filters, count(wide))
         return rows
 
-    def _rank_turns(self, match: str, user_id: str, limit: int, filters: Record) -> list[Record]:
-        # Too many rows to rank fast: rank the user's newest RANKED_TURN_DOCS
-        # of them, which FTS5 reads from a rowid bound without touching
-        # older ones.
+    def _rank_turns(
+        self, match: str, user_id: str, limit: int, filters: Record, matched: int
+    ) -> list[Record]:
+        # Too many rows (``matched``, as ``_count_turns`` counts them) to
+        # rank fast: rank the user's newest RANKED_TURN_DOCS of them, which
+        # FTS5 reads from a rowid bound without touching older ones. Unless
+        # the store holds no more than that many (every user's, counted
+        # without reading turn_docs): then the bound is the user's oldest
+        # match, which the user condition below leaves out nothing under.
         first = 0
-        if self._count_turns(match) > COMMON_TURN_DOCS:
+        if matched > COMMON_TURN_DOCS and self._count_turns(match, RANKED_TURN_DOCS) > (
+            RANKED_TURN_DOCS
+        ):
             first = self._read(
                 "SELECT coalesce(min(rowid), 0) FROM (SELECT turns_fts.rowid FROM turns_fts"
                 " JOIN turn_docs d ON d.rowid = turns_fts.rowid"
@@ -153,7 +169,9 @@ class Recall:
             for r in map(dict, rows)
         ]
 
-    def _turn_matches(self, terms: Sequence[Sequence[str]]) -> tuple[str, str] | None:
+    def _turn_matches(
+        self, terms: Sequence[Sequence[str]], count: Callable[[str], int]
+    ) -> tuple[str, str] | None:
         """The MATCH expressions for recall's terms: the narrow one, leaving
         out common terms, and the wide one, every term in the index OR-ed.
 
@@ -165,12 +183,13 @@ class Recall:
         would cost the most and weigh the least. With nothing but common
         terms, the least common ones are AND-ed until they select few enough
         rows (or no further term narrows them). None when no term is in the
-        index at all."""
+        index at all. ``count``: ``_count_turns`` up to ``COMMON_TURN_DOCS``
+        (a memo of it)."""
         # Tokens are letters and digits only, so quoting each phrase is safe.
         counted = sorted(
             (n, phrase)
             for phrase in dict.fromkeys('"' + " ".join(t) + '"' for t in terms)
-            if (n := self._count_turns(phrase))
+            if (n := count(phrase))
         )
         if not counted:
             return None
@@ -180,18 +199,18 @@ class Recall:
             return " OR ".join(rare), wide
         chosen = [counted[0][1]]
         for _, phrase in counted[1:]:
-            if self._count_turns(" AND ".join(chosen)) <= COMMON_TURN_DOCS:
+            if count(" AND ".join(chosen)) <= COMMON_TURN_DOCS:
                 break
-            if self._count_turns(" AND ".join([*chosen, phrase])):
+            if count(" AND ".join([*chosen, phrase])):
                 chosen.append(phrase)  # else: together they select nothing
         return " AND ".join(chosen), wide
 
-    def _count_turns(self, match: str) -> int:
+    def _count_turns(self, match: str, most: int) -> int:
         """How many turn documents ``match`` selects, counted up to one more
-        than ``COMMON_TURN_DOCS`` (all a caller needs to know, and cheap)."""
+        than ``most`` (all a caller needs to know, and cheap)."""
         return self._read(
             "SELECT count(*) FROM (SELECT 1 FROM turns_fts WHERE turns_fts MATCH ? LIMIT ?)",
-            (match, COMMON_TURN_DOCS + 1),
+            (match, most + 1),
         )[0][0]
 
     def turn_windows(self, user_id: str, action_ids: Sequence[str], radius: int) -> list[Record]:
