@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from sessions_graph import MemoryValidationError
-from sessions_graph.recall.dates import month_of, named_windows, to_utc
+from sessions_graph.recall.dates import month_of, named_months, named_windows, to_utc
 
 
 def windows(question: str) -> list[tuple[str, str]]:
@@ -52,6 +52,19 @@ def test_a_leap_day_is_a_day_only_in_a_leap_year() -> None:
 )
 def test_a_date_is_read_however_its_month_is_written(question: str) -> None:
     assert windows(f"what happened on {question}?") == [(day("2023-09-04"), day("2023-09-09"))]
+
+
+@pytest.mark.parametrize("month", ["aprıl", "AUGUſT", "APRİL"])
+def test_a_look_alike_of_a_month_names_none(month: str) -> None:
+    """A dotless ı or a long ſ is a letter that matches an ASCII one when case
+    is ignored over Unicode: such a word is no month (it used to be matched,
+    then looked up, and recall failed on it), and stays a word of the question."""
+    assert named_windows(f"what did we ship on 3 {month} 2024?") == (
+        [],
+        f"what did we ship on 3 {month} 2024?",
+    )
+    assert named_months(f"what did we ship in {month}?") == ([], f"what did we ship in {month}?")
+    assert named_months("what did we ship in APRIL?")[0] == [4]
 
 
 def test_the_dates_named_leave_the_other_words_of_the_question() -> None:

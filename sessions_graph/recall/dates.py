@@ -42,7 +42,10 @@ _MONTHS = {
 DAYS_BEFORE = 1
 DAYS_AFTER = 3
 
-_MONTH = "(?P<month>" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+#: Month names match in any case of ASCII letters only (``(?a:...)``):
+#: ignoring case over Unicode, "aprıl" (a dotless ı) would match "april" and
+#: name no month in ``_MONTHS``.
+_MONTH = "(?P<month>(?a:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r"))\.?"
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _YEAR = r"(?P<year>(?:19|20)\d\d)"
 #: Most specific first: a full date, then a month of a year, then a year.
@@ -105,12 +108,9 @@ def named_months(question: str) -> tuple[list[int], str]:
     """The months the question names without a year ("what did she paint
     in October?"), and the question without them. Which year is meant is
     not said, so the date lane takes that month of any year."""
-    if question.isascii():
-        # Where no month's name is, none is named (non-ASCII letters can
-        # match ASCII ones ignoring case, so only ASCII text is spared).
-        lowered = question.lower()
-        if not any(name in lowered for name in _MONTHS):
-            return [], question
+    lowered = question.lower()
+    if not any(name in lowered for name in _MONTHS):
+        return [], question  # where no month's name is, none is named
     pattern = re.compile(_BARE_MONTH, re.IGNORECASE)
     months = [_MONTHS[m.group("month").lower()] for m in pattern.finditer(question)]
     return list(dict.fromkeys(months)), pattern.sub(" ", question)
