@@ -785,6 +785,8 @@ def test_a_memory_is_recalled_in_the_project_it_was_saved_in(graph: SessionsGrap
     assert found("/src/app") == found("/src") == {"orion note of the app"}
     assert found("github.com/acme/api") == {"orion note of the api"}
     assert found("/src/other") == set()
+
+
 def _recall_call(session_id: str, n: int) -> list[dict[str, Any]]:
     """The agent calling our recall tool and its result: derived actions."""
     use = f"{session_id}-use-{n}"
