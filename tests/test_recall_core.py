@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from sessions_graph import MemoryValidationError, SessionsGraph
+from sessions_graph.engines.base import action_key
 from sessions_graph.engines.sqlite import SQLiteEngine
 from sessions_graph.recall.core import recall
 
@@ -297,3 +298,16 @@ def test_tool_actions_without_a_tool_use_id_are_not_paired(graph: SessionsGraph)
     )
     found = hits(graph, "inventory")
     assert sorted(h["exchange"] for h in found) == [["s-1-0"], ["s-1-1"]]
+
+
+def test_a_memory_shows_900_characters_and_an_entitys_description_600(
+    graph: SessionsGraph,
+) -> None:
+    graph.save_memory("alice", "zircon " + "m" * 2000)
+    said(graph, "s-1", ("user_message", "zircon notes"))
+    key = action_key("alice", "s-1-0")
+    graph.engine.set_unit_chunks("action", key, "c1", [{"hash": "h1", "text": "c"}])
+    graph.engine.save_extraction("h1", "base", [{"name": "Zircon", "description": "d" * 2000}], [])
+    found = {h["kind"]: h for h in hits(graph, "zircon", scope="all")}
+    assert found["memory"]["text"] == "zircon " + "m" * 893 + "…"
+    assert found["entity"]["text"] == "d" * 600 + "…"

@@ -180,6 +180,10 @@ def test_a_memory_is_in_the_project_it_was_saved_in(graph: SessionsGraph) -> Non
     graph.save_memory("alice", "orion note of the app", session_id="s-app")
     graph.save_memory("alice", "orion note saved there too", session_id="s-app")
     graph.save_memory("alice", "orion note of the api", project_key="github.com/acme/api")
+    # A session whose project became known after its memory was saved.
+    graph.record_session_start("s-web", user_id="alice")
+    graph.save_memory("alice", "orion note of the web", session_id="s-web")
+    graph.record_session_start("s-web", user_id="alice", project_key="github.com/acme/web")
 
     def found(project: str) -> set[str]:
         return {h["text"] for h in hits(graph, "orion note", scope="memories", project=project)}
@@ -187,6 +191,7 @@ def test_a_memory_is_in_the_project_it_was_saved_in(graph: SessionsGraph) -> Non
     app = {"orion note of the app", "orion note saved there too"}
     assert found("/src/app") == found("/src") == app
     assert found("github.com/acme/api") == {"orion note of the api"}
+    assert found("github.com/acme/web") == {"orion note of the web"}
     assert found("/src/other") == set()
     # A session's directory is read once per recall, and only for a project.
     reads: list[str] = []
@@ -197,9 +202,9 @@ def test_a_memory_is_in_the_project_it_was_saved_in(graph: SessionsGraph) -> Non
         return get_session(session_id)
 
     graph.engine.get_session = counted  # type: ignore[method-assign]
-    assert found("/src/app") == app and reads == ["s-app"]
+    assert found("/src/app") == app and sorted(reads) == ["s-app", "s-web"]
     reads.clear()
-    assert len(hits(graph, "orion note", scope="memories")) == 3 and reads == []
+    assert len(hits(graph, "orion note", scope="memories")) == 4 and reads == []
 
 
 def test_an_entity_leads_to_at_most_100_of_its_mentions(graph: SessionsGraph) -> None:
