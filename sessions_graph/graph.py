@@ -709,7 +709,7 @@ class SessionsGraph:
         ``event``, ``injected_at``, ``item_ids``, ``tokens``, and what the
         answer used of it: ``interaction_id`` (the interaction recorded for
         the prompt it was injected for), ``used`` (how many of the items
-        shown, one per turn or memory, the answer used) and ``used_share`` (of those
+        shown, one per hit, the answer used) and ``used_share`` (of those
         items); None while the prompt is unanswered, once its interaction
         expired, and for an injection no prompt asked for (SessionStart).
         Plain dicts."""

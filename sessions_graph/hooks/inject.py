@@ -450,9 +450,7 @@ def prompt_context(
                 continue  # a neighbour of a turn already shown
             shown.update((session, _line_key(line)) for line in lines)
         label = project_name(key) if elsewhere else None
-        # One line per turn still shown, as recall gives them: the
-        # interaction takes one context item per turn from them.
-        entry = {**hit, "text": "\n".join(lines), "project": label}
+        entry = {**hit, "text": " | ".join(lines), "project": label}
         if hit.get("exchange"):  # the turns of it still shown, for the interaction
             entry["exchange"] = [i.removeprefix("turn:") for i in items]
         hits.append((entry, items))
@@ -548,5 +546,4 @@ def _hit_line(hit: dict[str, Any], quote_chars: int) -> str:
     also = len(hit.get("also_in") or ())
     if also:
         what += f", also in {also} session{'s' if also > 1 else ''}"
-    text = " | ".join((hit.get("text") or "").splitlines())
-    return f"- ({when(hit.get('timestamp'))}{source}, {what}) {quote(text, quote_chars)}"
+    return f"- ({when(hit.get('timestamp'))}{source}, {what}) {quote(hit.get('text'), quote_chars)}"
