@@ -89,15 +89,13 @@ def graph(tmp_path: Path) -> Iterator[SessionsGraph]:
     g.close()
 
 
-def _turns(graph: SessionsGraph, *actions: tuple[str, str], origin: str | None = None) -> None:
-    """Append actions (type, text) to session "s"."""
+def _turns(graph: SessionsGraph, *actions: tuple[str, str]) -> None:
+    """Append actions (type, text) to session "s", each of the origin its
+    text tells (``provenance``)."""
     start = graph.engine.get_session("s")["action_count"]
     graph.record_actions_report(
         "s",
-        [
-            make_action(f"x{start + n}", kind, text, None, action_origin=origin)
-            for n, (kind, text) in enumerate(actions)
-        ],
+        [make_action(f"x{start + n}", kind, text, None) for n, (kind, text) in enumerate(actions)],
         user_id="alice",
     )
 
@@ -167,7 +165,14 @@ def test_the_turns_reply_answers_the_prompt_with_what_the_agent_said(
         ("assistant_message", "It is redis."),
         ("assistant_message", "Version 7."),
     )
-    _turns(graph, ("assistant_message", "[sessions-graph memory] injected"), origin="derived")
+    # Our own block, echoed back by the client: derived, so no answer.
+    _turns(
+        graph,
+        (
+            "assistant_message",
+            '<sessions-graph-memory kind="prompt">the cache is redis_v7</sessions-graph-memory>',
+        ),
+    )
     assert record_turn_answer(graph, "s", "alice") == 1
     (row,) = _rows(graph)
     assert row["answer"] == "It is redis.\nVersion 7."
