@@ -725,26 +725,29 @@ def test_forget_counts_have_the_same_keys_and_meaning(engine: Engine) -> None:
 
 
 # -- interactions -------------------------------------------------------------------------
+def _unanswered(interaction_id: str, user_id: str, expires_at: str | None) -> dict[str, Any]:
+    """An interaction of session s-1, asked at T0 and not answered yet."""
+    return {
+        "interaction_id": interaction_id,
+        "user_id": user_id,
+        "session_id": "s-1",
+        "source": "recall",
+        "created_at": T0,
+        "expires_at": expires_at,
+        "question": "which cache?",
+        "context": [],
+        "answer": None,
+        "feedback": None,
+        "seq_from": 0,
+    }
+
+
 def test_only_the_users_live_interaction_is_answered_or_rated(engine: Engine) -> None:
     """``answer_interaction`` and ``rate_interaction`` say whether they did:
     never for another user's interaction, an unknown one or one past its
     expiry, which keep no answer and teach no weight."""
     for interaction_id, expires_at in (("i-live", None), ("i-expired", T1)):
-        engine.save_interaction(
-            {
-                "interaction_id": interaction_id,
-                "user_id": "alice",
-                "session_id": "s-1",
-                "source": "recall",
-                "created_at": T0,
-                "expires_at": expires_at,
-                "question": "which cache?",
-                "context": [],
-                "answer": None,
-                "feedback": None,
-                "seq_from": 0,
-            }
-        )
+        engine.save_interaction(_unanswered(interaction_id, "alice", expires_at))
     assert engine.answer_interaction("i-live", "bob", "valkey", T2, []) is False
     assert engine.answer_interaction("i-none", "alice", "valkey", T2, []) is False
     assert engine.answer_interaction("i-expired", "alice", "valkey", T2, []) is False
@@ -772,21 +775,7 @@ def test_the_sweep_deletes_only_expired_interactions(engine: Engine) -> None:
         ("i-live", "alice", T3),
         ("i-kept", "alice", None),
     ):
-        engine.save_interaction(
-            {
-                "interaction_id": interaction_id,
-                "user_id": user_id,
-                "session_id": "s-1",
-                "source": "recall",
-                "created_at": T0,
-                "expires_at": expires_at,
-                "question": "which cache?",
-                "context": [],
-                "answer": None,
-                "feedback": None,
-                "seq_from": 0,
-            }
-        )
+        engine.save_interaction(_unanswered(interaction_id, user_id, expires_at))
     assert engine.expire_interactions(T2) == 2
     assert engine.expire_interactions(T2) == 0
     left = [i["interaction_id"] for i in engine.list_interactions("alice", None, T2, 10)]
