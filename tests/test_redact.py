@@ -376,6 +376,24 @@ GHP = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 GHO = "gho_abcdefghijklmnopqrstuvwxyz0123456789"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"url": "postgres://app:Sup3rS3cretPw\\u0040db.internal:5432/prod"}',
+        "postgres://app:Sup3rS3cretPw%40db.internal:5432/prod",
+    ],
+    ids=["json-escaped @", "url-encoded @"],
+)
+def test_a_secret_that_only_its_escaped_end_shows_goes_to_its_last_character(text: str) -> None:
+    """A URL's password is told by the ``@`` after it: escaped, only the
+    decoded view shows it, and there the password ends before any escape.
+    Mapped back to the raw text, the marker still reaches its last character."""
+    out, count = redact_counted(text)
+    assert count == 1 and "Pw" not in out and "S3cret" not in out
+    assert out.startswith(text.split("Sup3r")[0] + "[REDACTED:url_password]")
+    assert "db.internal:5432/prod" in out
+
+
 def test_json_three_encodings_deep_is_read_at_its_own_depth() -> None:
     """A tool result showing a tool call that wrote a JSON file: the file's
     own escapes (a quote inside the password) are the password's, so the
