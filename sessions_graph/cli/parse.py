@@ -25,6 +25,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from sessions_graph.cli import fixed_width_formatter
 from sessions_graph.cli.commands import COMMANDS, GROUPS, Command
 from sessions_graph.cli.params import Param
 
@@ -183,15 +184,8 @@ def _parser() -> argparse.ArgumentParser:
         def error(self, message: str) -> Any:
             raise Defer(message)
 
-    # This parser prints no help (``cli.help`` does), but argparse makes a
-    # formatter for every argument declared (to check its metavar), and a
-    # formatter without a width imports shutil (and bz2, lzma, fnmatch) to
-    # ask the terminal for one: any fixed width spares that.
-    return Parser(
-        add_help=False,
-        allow_abbrev=False,
-        formatter_class=lambda prog: argparse.HelpFormatter(prog, width=80),
-    )
+    # This parser prints no help (``cli.help`` does): a fixed width will do.
+    return Parser(add_help=False, allow_abbrev=False, formatter_class=fixed_width_formatter)
 
 
 def _add(parser: argparse.ArgumentParser, name: str, param: Param, annotation: str) -> None:

@@ -17,6 +17,8 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+from sessions_graph.cli import fixed_width_formatter
+
 if TYPE_CHECKING:
     import argparse
 
@@ -40,14 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
             self.formatter_class = argparse.HelpFormatter
             super().print_help(file)
 
-    # argparse makes a formatter for every argument declared (to check its
-    # metavar), and a formatter without a width imports shutil (and bz2,
-    # lzma, fnmatch) to ask the terminal for one: only help needs it.
-    parser = Parser(
-        prog=PROG,
-        description=SUMMARY,
-        formatter_class=lambda prog: argparse.HelpFormatter(prog, width=80),
-    )
+    # The terminal's width only for help (``print_help``).
+    parser = Parser(prog=PROG, description=SUMMARY, formatter_class=fixed_width_formatter)
     parser.add_argument("query", metavar="QUERY", help="What to recall, in plain words.")
     parser.add_argument("--user", "-u", help="User id (default: the configured user_id).")
     parser.add_argument(
