@@ -36,6 +36,8 @@ SEARCH_TURNS = {
     "only": None,
     "since": None,
     "until": None,
+    "told_since": None,
+    "told_until": None,
     "project": None,
     "project_dir": None,
 }

@@ -450,6 +450,48 @@ def test_dates_named_in_the_question_point_at_that_time(graph: SessionsGraph) ->
     assert hits[0].action_id == "d-13" and "dates" in hits[0].lanes
 
 
+def test_a_turn_telling_of_the_named_time_is_found_by_it(graph: SessionsGraph) -> None:
+    """Told Time: "last month", said in April 2023, tells of March 2023, so a
+    question naming March finds that turn through the dates lane; the same
+    words said in May without a cue are not about March."""
+    dated_turn(
+        graph, "april", "My colleagues and I went to a convention last month", "2023-04-18T12:00Z"
+    )
+    dated_turn(
+        graph, "may", "My colleagues and I went to a convention downtown", "2023-05-30T12:00Z"
+    )
+    hits = graph.recall("alice", "Where did I go with my colleagues in March 2023?").hits
+    assert [h.action_id for h in hits] == ["april", "may"]
+    assert "dates" in hits[0].lanes and "dates" not in hits[1].lanes
+    # The caller's bounds are on when a turn was said: telling of March does
+    # not bring in a turn said after them.
+    bounded = graph.recall(
+        "alice", "Where did I go with my colleagues in March 2023?", until="2023-04-01T00:00Z"
+    ).hits
+    assert bounded == []
+
+
+def test_a_turn_without_its_own_time_tells_of_time_from_its_sessions_start(
+    graph: SessionsGraph,
+) -> None:
+    graph.record_session_start(
+        "s-told", user_id="alice", started_at=datetime(2023, 4, 18, 9, tzinfo=timezone.utc)
+    )
+    graph.record_actions(
+        "s-told",
+        [
+            {
+                "action_id": "told-1",
+                "action_type": "user_message",
+                "text": "Next week we move the billing queue to RQ",
+            },
+            {"action_id": "told-2", "action_type": "user_message", "text": "billing queue is slow"},
+        ],
+    )
+    hits = graph.recall("alice", "What happened to the billing queue on April 25, 2023?").hits
+    assert hits[0].action_id == "told-1" and "dates" in hits[0].lanes
+
+
 def test_a_month_named_without_its_year_points_at_that_month(graph: SessionsGraph) -> None:
     for month, year in ((6, 2022), (8, 2023), (6, 2023)):
         stamp = f"{year}-{month:02d}-10T12:00:00Z"

@@ -231,6 +231,9 @@ FILTERED = {
     "s-below": (None, "/src/app/pkg", "2024-07-01"),
     "s-cwd": ("/elsewhere", "/src/app", "2024-08-01"),
 }
+#: session -> the Told Time of its turn ("last month", said in July: June);
+#: the others tell of no time.
+TOLD = {"s-below": ("2024-06-01T00:00:00.000000+00:00", "2024-07-01T00:00:00.000000+00:00")}
 
 
 @pytest.fixture
@@ -242,8 +245,15 @@ def filtered(falkor: Any, request: pytest.FixtureRequest) -> Store:
             "CREATE (:Session {session_id: $id, user_id: 'alice', project_key: $project,"
             " cwd: $cwd, started_at: $day})"
             "-[:HAS_ACTION]->(:Action {action_id: $id + '-1', session_id: $id,"
-            " action_type: 'user_message', timestamp: $day + 'T10:00:00.000000+00:00'})",
-            {"id": session_id, "project": project, "cwd": cwd, "day": day},
+            " action_type: 'user_message', timestamp: $day + 'T10:00:00.000000+00:00',"
+            " recall_told_since: $told[0], recall_told_until: $told[1]})",
+            {
+                "id": session_id,
+                "project": project,
+                "cwd": cwd,
+                "day": day,
+                "told": list(TOLD.get(session_id, (None, None))),
+            },
         )
     return store
 
@@ -256,6 +266,29 @@ FILTER_CASES: list[tuple[dict[str, Any], set[str]]] = [
     ({"since": "2024-06-01T00:00:00.000000+00:00"}, {"s-other", "s-below", "s-cwd"}),
     ({"until": "2024-06-30T00:00:00.000000+00:00"}, {"s-app", "s-other"}),
     ({"project": "/src/app", "project_dir": "/src/app/"}, {"s-app", "s-below", "s-cwd"}),
+    # A window of Told Time: the turns telling of a time in it, whenever said
+    # ([since, until) on both sides: touching ends do not overlap).
+    (
+        {
+            "told_since": "2024-06-10T00:00:00.000000+00:00",
+            "told_until": "2024-06-12T00:00:00.000000+00:00",
+        },
+        {"s-below"},
+    ),
+    (
+        {
+            "told_since": "2024-05-30T00:00:00.000000+00:00",
+            "told_until": "2024-06-01T00:00:00.000000+00:00",
+        },
+        set(),
+    ),
+    (
+        {
+            "told_since": "2024-07-01T00:00:00.000000+00:00",
+            "told_until": "2024-07-03T00:00:00.000000+00:00",
+        },
+        set(),
+    ),
 ]
 
 

@@ -233,6 +233,48 @@ def test_setup_stems_the_turn_documents_written_before_stems(open_graph: Open) -
     assert rewrite not in driver.sent
 
 
+def test_setup_gives_turn_documents_written_before_their_told_time(open_graph: Open) -> None:
+    """A store written before schema version 16 holds no Told Time: ``setup``
+    writes those documents again, with it, and marks them so it never does
+    twice."""
+    graph, driver = open_graph(CURRENT_RELEASE)
+    graph.record_session_start("s-told", user_id="alice", cwd="/src/app")
+    graph.record_actions(
+        "s-told",
+        [
+            {
+                "action_id": "s-told-0",
+                "action_type": "user_message",
+                "text": "we fed the zebra last week",
+                "timestamp": "2026-11-18T10:00:00Z",  # a Wednesday
+            }
+        ],
+    )
+    driver.graph.query(
+        "MATCH (a:Action {action_id: 's-told-0'})"
+        " REMOVE a.recall_told, a.recall_told_since, a.recall_told_until"
+    )
+    question = "what about the zebra on 2026-11-10?"
+    (before,) = [h for h in graph.recall("alice", question).hits if h.action_id == "s-told-0"]
+    assert "dates" not in before.lanes  # said a week after that day, telling of none
+    graph.setup()
+    [[marked, since, until]] = driver.graph.query(
+        "MATCH (a:Action {action_id: 's-told-0'})"
+        " RETURN a.recall_told, a.recall_told_since, a.recall_told_until"
+    ).result_set
+    assert marked is True
+    assert (since, until) == (
+        "2026-11-09T00:00:00.000000+00:00",
+        "2026-11-16T00:00:00.000000+00:00",
+    )
+    hit = next(h for h in graph.recall("alice", question).hits if h.action_id == "s-told-0")
+    assert "dates" in hit.lanes
+    rewrite = load("recall/set_documents")
+    driver.sent.clear()
+    graph.setup()
+    assert rewrite not in driver.sent
+
+
 def test_every_listed_gap_names_a_test_that_exists() -> None:
     """A gap left listed after its test was renamed or deleted would hide
     nothing today, but would skip whatever test takes the name next: each

@@ -111,7 +111,37 @@ def test_recorded_actions_get_their_documents_in_the_same_transaction() -> None:
         "asks": False,
         "only_asks": False,
         "tells_time": False,
+        "told_since": None,
+        "told_until": None,
     }
     assert documents["old-1"]["asks"] is True and documents["old-1"]["only_asks"] is True
     assert documents["old-1"]["context"] == "rabbitmq durabl"
     assert writes[0].params["user_key"] == user_key("alice")
+
+
+def test_a_documents_told_time_counts_from_when_its_turn_was_said() -> None:
+    """recall/session_tail gives each action when it was said (its timestamp,
+    else its session's start): the Told Time of "yesterday" is the day before."""
+    tail = [
+        {
+            "action_id": "new-1",
+            "seq": 0,
+            "text": "We moved the queue to RabbitMQ yesterday",
+            "said_at": "2024-03-06T10:00:00.000000+00:00",
+        }
+    ]
+
+    def answer(statement: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        if statement == load("session/action_state"):
+            return [{"action_count": 0, "last_action_key": None, "owner": "alice"}]
+        return tail if statement == load("recall/session_tail") else []
+
+    engine, driver = fake_engine(answer)
+    action = {"action_id": "new-1", "action_type": "user_message", "text": tail[0]["text"]}
+    engine.add_actions("s", "alice", [action])
+    (write,) = [s for s in driver.sent if s.statement == load("recall/set_documents")]
+    (document,) = write.params["documents"]
+    assert (document["told_since"], document["told_until"]) == (
+        "2024-03-05T00:00:00.000000+00:00",
+        "2024-03-06T00:00:00.000000+00:00",
+    )

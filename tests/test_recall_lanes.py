@@ -80,17 +80,24 @@ def _counted(graph: SessionsGraph) -> list[object]:
     return searches
 
 
-def test_a_question_naming_many_dates_costs_four_searches(graph: SessionsGraph) -> None:
-    """docs/recall.md: at most four searches, the dates named first; a month
-    named without its year takes one of the four."""
+def test_a_question_naming_many_dates_costs_three_windows(graph: SessionsGraph) -> None:
+    """docs/recall.md: at most three windows, the dates named first, each
+    searched twice (said in it, telling of it); a month named without its
+    year costs one search more."""
     turn(graph, "s-1", "the ledger deploy failed", "2024-03-01T10:00:00Z")
+    turn(graph, "s-2", "the ledger deploy failed", "2024-06-01T10:00:00Z")
     dates = " ".join(f"2024-0{m}-01" for m in range(3, 9))
     searches = _counted(graph)
     found = lanes.dates(graph.engine, _request(f"ledger deploy on {dates}"))
-    assert len(searches) == 4 and [r["action_id"] for r in found] == ["s-1-0"]
+    assert len(searches) == 6 and [r["action_id"] for r in found] == ["s-1-0"]
+    said = [args[3] for args in searches]
+    assert [(f["since"], f["told"]) for f in said[:2]] == [
+        ("2024-02-29T00:00:00.000000+00:00", None),
+        (None, ("2024-02-29T00:00:00.000000+00:00", "2024-03-05T00:00:00.000000+00:00")),
+    ]
     searches.clear()
     lanes.dates(graph.engine, _request(f"ledger deploy on {dates} or in June"))
-    assert len(searches) == 4
+    assert len(searches) == 7
 
 
 def _request(question: str, **options: Any) -> Any:

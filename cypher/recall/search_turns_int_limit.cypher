@@ -16,6 +16,10 @@ WHERE s.user_id = $user_id
   AND ($only IS NULL OR s.session_id = $only)
 WITH a, s, score, coalesce(a.timestamp, s.started_at) AS ts
 WHERE ($since IS NULL OR ts >= $since) AND ($until IS NULL OR ts <= $until)
+  // The dates lane's window of Told Time: the turn tells of a time in it
+  // (recall_told_since / recall_told_until, [since, until)).
+  AND ($told_since IS NULL
+       OR (a.recall_told_since < $told_until AND a.recall_told_until > $told_since))
   AND ($project IS NULL OR s.project_key = $project OR s.cwd = $project
        OR s.cwd STARTS WITH $project_dir)
 RETURN a.action_id AS action_id, a.session_id AS session_id, a.action_type AS action_type,

@@ -2,9 +2,9 @@
 same way on both engines and read by recall's lanes.
 
 An action's document is its own text, its neighbours' text as context
-(weighed less), and four marks read from its own text: its **Speaker**
-(``Caroline: ...``), whether it is an **Asking Turn**, whether it only asks
-and whether it has a **Time Cue** (CONTEXT.md). Kept free of anything
+(weighed less), and marks read from its own text: its **Speaker**
+(``Caroline: ...``), whether it is an **Asking Turn**, whether it only asks,
+whether it has a **Time Cue**, and its **Told Time** (CONTEXT.md). Kept free of anything
 heavier than ``re``: the engines build these documents on the hook's write
 path.
 """
@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sessions_graph.index_text.told import told_window
 from sessions_graph.index_text.words import index_text
 
 #: A turn is indexed with this many actions on each side of it...
@@ -74,9 +75,11 @@ def turn_documents(rows: Sequence[Mapping[str, Any]], first_seq: int) -> list[di
     """The turn-index documents to write after a session's actions from
     ``first_seq`` on were stored: ``rows`` are the session's conversation
     actions from ``first_seq`` on, after the ``2 * TURN_RADIUS`` just before
-    it (or all there are), in order (``action_id``, ``seq``, ``text``). Each
-    new action gets its document (``action_id``, ``body``, ``context``,
-    ``speaker``, ``asks``, ``only_asks``, ``tells_time``), and the
+    it (or all there are), in order (``action_id``, ``seq``, ``text``,
+    ``said_at``: its timestamp, else its session's start). Each new action
+    gets its document (``action_id``, ``body``, ``context``, ``speaker``,
+    ``asks``, ``only_asks``, ``tells_time``, ``told_since`` /
+    ``told_until``: its Told Time, or None), and the
     ``TURN_RADIUS`` actions before them get theirs again, since their
     neighbours changed; the ones further back are only read, as context.
 
@@ -97,6 +100,7 @@ def turn_documents(rows: Sequence[Mapping[str, Any]], first_seq: int) -> list[di
             parts.append(prepared[i - 1][:TURN_NEIGHBOUR_CHARS])
         context = " ".join(parts)
         own = row["text"] or ""
+        told = told_window(own, row.get("said_at"))
         documents.append(
             {
                 "action_id": row["action_id"],
@@ -106,6 +110,8 @@ def turn_documents(rows: Sequence[Mapping[str, Any]], first_seq: int) -> list[di
                 "asks": asks(own),
                 "only_asks": only_asks(own),
                 "tells_time": tells_time(own),
+                "told_since": told[0] if told else None,
+                "told_until": told[1] if told else None,
             }
         )
     return documents

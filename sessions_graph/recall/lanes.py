@@ -11,10 +11,12 @@
   one that only asks (tells nothing besides its questions) less still,
   and when the question asks when, a turn that says when (a Time Cue:
   "last week", "two days ago") counts more.
-* ``dates``: when the question names a day, month or year, its other words
-  over the turns of that window only (at most ``MAX_DATE_SEARCHES``
-  windows); a month without a year ("in June") keeps the matches from that
-  month of any year.
+* ``dates``: when the question names a day, month or year (by its date, or
+  by a Time Cue of its own: "yesterday", "last week"), its other words over
+  the turns said in that window or telling of it (their Told Time: "last
+  month", said in April, tells of March), at most ``MAX_DATE_WINDOWS``
+  windows; a month without a year ("in June") keeps the matches said in
+  that month of any year.
 * ``entities`` (only when entities are in the scope): an entity whose name
   the question contains (reconciled entities, the user's own mentions only,
   at most ``ENTITY_UNITS`` per entity) leads to the entity itself and to the
@@ -43,9 +45,10 @@ from sessions_graph.recall.request import Request
 
 #: How many candidates a keyword lane reads; fusion needs more than it returns.
 CANDIDATES = 100
-#: Most searches the dates lane runs for one question (windows, and the
-#: months named without a year): each is a full search of the turn index.
-MAX_DATE_SEARCHES = 4
+#: Most windows the dates lane searches for one question, each twice (the
+#: turns said in it, the turns telling of it), besides one search for the
+#: months named without a year: each is a full search of the turn index.
+MAX_DATE_WINDOWS = 3
 #: A tool result's keyword score is multiplied by this.
 TOOL_RESULT_WEIGHT = 0.5
 #: A turn whose speaker the question names (the first one it names): its
@@ -81,16 +84,20 @@ def dates(engine: Engine, req: Request) -> list[Record]:
         return []
     terms = req.undated_terms or req.terms
     best: dict[str, Record] = {}
-    windows = searched_windows(req.windows, MAX_DATE_SEARCHES - bool(req.months))
+    windows = searched_windows(req.windows, MAX_DATE_WINDOWS)
     for since, until in windows:
-        filters = req.turn_filters(since=since, until=until)
-        # Outside the caller's own bounds: nothing to search. (Both ends are
+        # Turns said in the window, then turns telling of it (their Told
+        # Time: "last month", said in April, tells of March): two searches,
+        # each falling back to the question's common words on its own.
+        said = req.turn_filters(since=since, until=until)
+        # Said outside the caller's own bounds: none to find. (Both ends are
         # in a window, so one that shrank to an instant still holds it.)
-        if filters["since"] and filters["until"] and filters["since"] > filters["until"]:
-            continue
-        # The windows are disjoint (``searched_windows``): each turn is found once.
-        for row in engine.search_turns(req.user_id, terms, CANDIDATES, filters):
-            best[row["action_id"]] = row
+        if not (said["since"] and said["until"] and said["since"] > said["until"]):
+            for row in engine.search_turns(req.user_id, terms, CANDIDATES, said):
+                best.setdefault(row["action_id"], row)
+        told = req.turn_filters(told=(since, until))
+        for row in engine.search_turns(req.user_id, terms, CANDIDATES, told):
+            best.setdefault(row["action_id"], row)
     if req.months:
         # A month of no year: the other words' matches from that month of any year.
         for row in engine.search_turns(req.user_id, terms, CANDIDATES, req.turn_filters()):
@@ -103,8 +110,8 @@ def searched_windows(windows: Sequence[tuple[str, str]], most: int) -> list[tupl
     """The windows the dates lane searches: overlapping ones merged (a day's
     window reaches days around it, so dates close together are one search),
     then those holding the dates the question names first, at most ``most``.
-    Each is one full search: a question naming sixty dates must not cost
-    sixty (37 s on 100,000 actions)."""
+    Each costs two full searches: a question naming sixty dates must not
+    cost a hundred and twenty (37 s for sixty on 100,000 actions)."""
     merged: list[tuple[str, str]] = []
     for start, end in sorted(windows):
         if merged and start <= merged[-1][1]:

@@ -50,14 +50,24 @@ class Request(NamedTuple):
     months: tuple[int, ...] = ()
     undated_terms: tuple[tuple[str, ...], ...] = ()
 
-    def turn_filters(self, *, since: str | None = None, until: str | None = None) -> dict:
-        """What the engines' turn search filters on, for this request."""
+    def turn_filters(
+        self,
+        *,
+        since: str | None = None,
+        until: str | None = None,
+        told: tuple[str, str] | None = None,
+    ) -> dict:
+        """What the engines' turn search filters on, for this request: when a
+        turn was said (the caller's bounds, narrowed by ``since`` / ``until``)
+        and, for the dates lane, a window ``[start, end)`` its Told Time
+        must overlap."""
         own = self.session_id
         only = own if "session" in self.scope and "turns" not in self.scope else None
         exclude = own if "session" not in self.scope else None
         return {
             "since": max(filter(None, (self.since, since)), default=None),
             "until": min(filter(None, (self.until, until)), default=None),
+            "told": told,
             "project": self.project,
             "exclude_session": exclude,
             "only_session": only,

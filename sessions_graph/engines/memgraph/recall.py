@@ -92,6 +92,8 @@ class Recall:
             "only": filters.get("only_session"),
             "since": filters.get("since"),
             "until": filters.get("until"),
+            "told_since": told[0] if (told := filters.get("told")) else None,
+            "told_until": told[1] if told else None,
             "project": project,
             "project_dir": project_dir,
         }

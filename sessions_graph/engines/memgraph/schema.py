@@ -41,7 +41,10 @@ from sessions_graph.errors import StoreError, StoreUnavailableError
 #: 15: turn documents are their words' Porter stems, and questions are asked
 #: as theirs (``recall_stemmed``; Tantivy does not stem; ``setup`` rewrites
 #: older ones).
-SCHEMA_VERSION = 15
+#: 16: turn documents hold their Told Time (``recall_told_since`` /
+#: ``recall_told_until``, marked computed by ``recall_told``; ``setup``
+#: rewrites older ones).
+SCHEMA_VERSION = 16
 
 #: What a schema statement's error says when the object is already there /
 #: already gone. Memgraph 3.6.2, 3.11 and main report an existing or missing

@@ -29,6 +29,7 @@ _TURN_FILTERS = """
     AND (:only IS NULL OR d.session_id = :only)
     AND (:since IS NULL OR coalesce(d.timestamp, s.started_at) >= :since)
     AND (:until IS NULL OR coalesce(d.timestamp, s.started_at) <= :until)
+    AND (:told_since IS NULL OR (d.told_since < :told_until AND d.told_until > :told_since))
     AND (:project IS NULL OR s.project_key = :project OR s.cwd = :project
          OR substr(s.cwd, 1, length(:project_dir)) = :project_dir)
 """
@@ -49,8 +50,9 @@ class Recall:
         rows = conversation_rows(
             conn.execute(
                 "SELECT a.action_key, a.action_id, a.seq, a.action_type, a.text, a.timestamp,"
-                " a.origin, d.rowid AS doc"
-                " FROM actions a LEFT JOIN turn_docs d ON d.action_key = a.action_key"
+                " coalesce(a.timestamp, s.started_at) AS said_at, a.origin, d.rowid AS doc"
+                " FROM actions a JOIN sessions s ON s.session_id = a.session_id"
+                " LEFT JOIN turn_docs d ON d.action_key = a.action_key"
                 " WHERE a.session_id = ? AND a.seq >= coalesce("
                 "   (SELECT min(seq) FROM (SELECT seq FROM actions"
                 "     WHERE session_id = ? AND seq < ? AND origin = 'conversation'"
@@ -70,8 +72,8 @@ class Recall:
                 continue
             cursor = conn.execute(
                 "INSERT INTO turn_docs(action_key, action_id, user_id, session_id, action_type,"
-                " timestamp, speaker, asks, only_asks, tells_time)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " timestamp, speaker, asks, only_asks, tells_time, told_since, told_until)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     row["action_key"],
                     row["action_id"],
@@ -83,6 +85,8 @@ class Recall:
                     document["asks"],
                     document["only_asks"],
                     document["tells_time"],
+                    document["told_since"],
+                    document["told_until"],
                 ),
             )
             conn.execute(
@@ -270,6 +274,8 @@ def _turn_filter_params(filters: Record) -> dict[str, Any]:
         "only": filters.get("only_session"),
         "since": filters.get("since"),
         "until": filters.get("until"),
+        "told_since": told[0] if (told := filters.get("told")) else None,
+        "told_until": told[1] if told else None,
         "project": project,
         "project_dir": project_dir,
     }

@@ -12,6 +12,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 
 from sessions_graph.errors import StoreError, StoreMigrationPendingError
+from sessions_graph.index_text.told import told_window
 from sessions_graph.index_text.turns import asks, only_asks, speaker, tells_time
 from sessions_graph.index_text.words import has_long_word
 from sessions_graph.provenance import conversation_text, origin
@@ -570,6 +571,20 @@ MIGRATIONS: list[str] = [
         WHERE a.action_key = turn_docs.action_key
     ), 0) WHERE asks = 1;
     """,
+    # 21: each turn's Told Time (index_text.told.told_window), which recall's
+    # dates lane matches a question's window against as well as the time the
+    # turn was said; computed in Python like 10, for the turns with a Time
+    # Cue's words in them (``told_window`` finds nothing in the others).
+    """
+    ALTER TABLE turn_docs ADD COLUMN told_since TEXT;
+    ALTER TABLE turn_docs ADD COLUMN told_until TEXT;
+    UPDATE turn_docs SET (told_since, told_until) = (
+        SELECT sg_told_since(a.text, a.action_type, coalesce(a.timestamp, s.started_at)),
+               sg_told_until(a.text, a.action_type, coalesce(a.timestamp, s.started_at))
+        FROM actions a JOIN sessions s ON s.session_id = a.session_id
+        WHERE a.action_key = turn_docs.action_key
+    );
+    """,
 ]
 
 
@@ -682,6 +697,16 @@ def _add_recall_functions(conn: sqlite3.Connection) -> None:
         "sg_only_asks", 2, lambda t, kind: only_asks(conversation_text(t or "", kind or ""))
     )
     conn.create_function("sg_tells_time", 1, lambda t: tells_time(t or ""))
+    for name, end in (("sg_told_since", 0), ("sg_told_until", 1)):
+        conn.create_function(
+            name,
+            3,
+            lambda t, kind, said, end=end: (
+                told[end]
+                if (told := told_window(conversation_text(t or "", kind or ""), said))
+                else None
+            ),
+        )
     conn.create_function("sg_has_long_word", 1, lambda t: has_long_word(t or ""))
 
 
