@@ -32,7 +32,7 @@ TOLD_CHARS = 600
 TOLD_PARTS = ("yesterday", "tomorrow", " ago", "last ", "next ", "past week", "other day")
 
 _NUMBERS = "one two three four five six seven eight nine ten eleven twelve".split()
-_COUNTS = {"a": 1, "an": 1} | {word: n for n, word in enumerate(_NUMBERS, start=1)}
+_COUNTS = {"a": 1} | {word: n for n, word in enumerate(_NUMBERS, start=1)}
 _WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 #: A weekday's name, or its usual short form ("last Fri"); not "sat", which
@@ -52,7 +52,7 @@ _TOLD = (
     r"|(?P<two_ahead>the day after tomorrow)"
     r"|(?P<yesterday>yesterday|last night)"
     r"|(?P<tomorrow>tomorrow)"
-    r"|(?P<count>\d{1,2}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+    r"|(?P<count>\d{1,2}|a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
     r"|(?P<couple>a couple(?: of)?)|(?P<few>a few|several))"
     r" (?P<unit>day|week|month|year)s? ago"
     r"|(?P<past_week>this past week|the past week)"
