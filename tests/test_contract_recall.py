@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -490,6 +490,28 @@ def test_a_turn_without_its_own_time_tells_of_time_from_its_sessions_start(
     )
     hits = graph.recall("alice", "What happened to the billing queue on April 25, 2023?").hits
     assert hits[0].action_id == "told-1" and "dates" in hits[0].lanes
+
+
+def test_a_questions_own_time_cue_points_at_that_time_from_today(graph: SessionsGraph) -> None:
+    """A question's own cue ("what did we decide yesterday?") counts from
+    today and is searched like a date the question names: the turn said
+    yesterday leads (on the embedded engine, the other matches the words
+    better)."""
+    now = datetime.now(timezone.utc)
+    dated_turn(
+        graph,
+        "older",
+        "queue decided: the queue uses Celery",
+        (now - timedelta(days=20)).isoformat(),
+    )
+    dated_turn(
+        graph, "recent", "we decided the queue uses RQ", (now - timedelta(days=1)).isoformat()
+    )
+    undated = graph.recall("alice", "what did we decide about the queue?").hits
+    assert all("dates" not in h.lanes for h in undated)
+    hits = graph.recall("alice", "what did we decide about the queue yesterday?").hits
+    assert [h.action_id for h in hits] == ["recent", "older"]
+    assert "dates" in hits[0].lanes and "dates" not in hits[1].lanes
 
 
 def test_a_month_named_without_its_year_points_at_that_month(graph: SessionsGraph) -> None:

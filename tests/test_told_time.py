@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from sessions_graph.index_text.told import TOLD_CHARS, told_spans, told_window
+from sessions_graph.index_text.told import TOLD_CHARS, question_windows, told_spans, told_window
 
 #: A Tuesday.
 TUESDAY = date(2023, 4, 18)
@@ -116,3 +116,43 @@ def test_cues_are_read_in_the_first_characters_only() -> None:
 @pytest.mark.parametrize("said_at", [None, "", "2025", "not a time"])
 def test_no_day_said_means_no_told_time(said_at: str | None) -> None:
     assert told_window("yesterday we shipped it", said_at) is None
+
+
+NOW = "2023-04-18T22:30:00.000000+00:00"  # a Tuesday
+
+
+def test_a_questions_own_cues_name_windows_from_now() -> None:
+    windows, rest = question_windows("What did we decide Yesterday about the queue?", NOW)
+    # Yesterday, widened by a day on either side.
+    assert windows == [("2023-04-16T00:00:00.000000+00:00", "2023-04-19T00:00:00.000000+00:00")]
+    assert rest.split() == ["What", "did", "we", "decide", "about", "the", "queue?"]
+    windows, _ = question_windows("what is planned for next week, and what broke last Friday?", NOW)
+    assert windows == [
+        ("2023-04-23T00:00:00.000000+00:00", "2023-05-02T00:00:00.000000+00:00"),
+        ("2023-04-13T00:00:00.000000+00:00", "2023-04-16T00:00:00.000000+00:00"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where did Caroline move from 4 years ago?",  # about what a turn told, not about 2019
+        "what did we ship last year?",
+        "what did we ship three months ago?",
+        "what did we ship next year?",
+        "what did we ship recently?",
+    ],
+)
+def test_a_cue_reaching_far_from_now_names_no_window(question: str) -> None:
+    assert question_windows(question, NOW) == ([], question)
+
+
+def test_a_cue_within_reach_names_its_window() -> None:
+    windows, _ = question_windows("what did we ship two months ago?", NOW)
+    assert windows == [("2023-01-31T00:00:00.000000+00:00", "2023-03-02T00:00:00.000000+00:00")]
+
+
+def test_blanking_a_cue_keeps_the_rest_of_the_question_in_place() -> None:
+    # "İ" lowercases to two characters: positions come from the question itself.
+    windows, rest = question_windows("İstanbul deploy yesterday: what failed?", NOW)
+    assert len(windows) == 1 and rest == "İstanbul deploy          : what failed?"

@@ -62,6 +62,10 @@ _TOLD = (
     r")\b"
 )
 
+#: How far from today a question's own cue may reach and still name a
+#: window (``question_windows``).
+QUESTION_REACH_DAYS = 62
+
 Span = tuple[date, date]  # the first day told of, and the day after the last
 
 
@@ -90,9 +94,32 @@ def told_window(text: str, said_at: str | None) -> tuple[str, str] | None:
     return _stamp(min(s for s, _ in spans)), _stamp(max(e for _, e in spans))
 
 
+def question_windows(question: str, now: str) -> tuple[list[tuple[str, str]], str]:
+    """The windows ``[start, end)`` a question's own cues name ("what did we
+    decide yesterday?"), counted from ``now`` (a store timestamp) and widened
+    by a day on either side (the asker's day is not always UTC's), and the
+    question with those cues' words blanked out. A cue whose days are all
+    more than ``QUESTION_REACH_DAYS`` from now names none: "where did she move from
+    four years ago?" is mostly about what a turn told ("four years ago",
+    said when it was), not about the year four years before today."""
+    if not any(part in question[:TOLD_CHARS].lower() for part in TOLD_PARTS):
+        return [], question
+    said = date.fromisoformat(now[:10])
+    reach = timedelta(days=QUESTION_REACH_DAYS)
+    windows, rest = [], question
+    for match in re.finditer(_TOLD, question[:TOLD_CHARS], re.IGNORECASE):
+        start, end = _span(match, said)
+        if end < said - reach or start > said + reach:
+            continue
+        day = timedelta(days=1)
+        windows.append((_stamp(start - day), _stamp(end + day)))
+        rest = rest[: match.start()] + " " * len(match[0]) + rest[match.end() :]
+    return windows, rest
+
+
 def _span(match: re.Match[str], said: date) -> Span:
-    """The span of one cue matched in lowercased text."""
-    cue = match.groupdict()
+    """The span of one cue (matched in any case)."""
+    cue = {name: (value or "").lower() for name, value in match.groupdict().items()}
     day = timedelta(days=1)
     if cue["two_back"]:
         return said - 2 * day, said - day
@@ -136,7 +163,7 @@ def _span(match: re.Match[str], said: date) -> Span:
     return date(said.year + step, 1, 1), date(said.year + step + 1, 1, 1)
 
 
-def _ago(cue: dict[str, str | None], said: date) -> Span:
+def _ago(cue: dict[str, str], said: date) -> Span:
     """ "N units ago": that day, that week (a few days either side), that
     calendar month or year; "a few" / "several" is two to five of them."""
     if cue["couple"]:

@@ -7,7 +7,9 @@ the façade, the CLI, hooks and the MCP server refuse the same things."""
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from sessions_graph.clock import utcnow
 from sessions_graph.errors import InvalidQueryError, MemoryValidationError
+from sessions_graph.index_text.told import question_windows
 from sessions_graph.index_text.words import query_terms
 from sessions_graph.recall.dates import named_months, named_windows, to_utc
 from sessions_graph.validation import check_id, check_optional_id, without_surrogates
@@ -112,6 +114,10 @@ def check_request(
     if not terms:
         raise InvalidQueryError(f"query {query[:60]!r} has no searchable words")
     windows, rest = named_windows(query)
+    if not windows:
+        # Its own cues ("yesterday", "last week") count from today; in a
+        # question naming a date they count from that date, which it names.
+        windows, rest = question_windows(rest, utcnow())
     months, rest = named_months(rest)
     undated = query_terms(rest) if windows or months else []
     return Request(
