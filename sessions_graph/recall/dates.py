@@ -4,7 +4,10 @@ A question such as "what did we decide on October 13, 2023?" names the day
 it is about; matching those words as keywords finds any turn that mentions a
 13 or a 2023. Instead the date becomes a window, and the date lane searches
 the question's other words among the turns of that window only. A month
-named without its year ("in June") is that month of any year.
+named without its year ("in June") is that month of any year. (A question's
+relative cues, "what did we decide yesterday?", are read by
+``index_text.told.question_windows``: the same cues a turn's Told Time is
+read from.)
 """
 
 from __future__ import annotations
