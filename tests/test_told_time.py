@@ -7,7 +7,13 @@ from datetime import date
 
 import pytest
 
-from sessions_graph.index_text.told import TOLD_CHARS, question_windows, told_spans, told_window
+from sessions_graph.index_text.told import (
+    QUESTION_REACH_DAYS,
+    TOLD_CHARS,
+    question_windows,
+    told_spans,
+    told_window,
+)
 
 #: A Tuesday.
 TUESDAY = date(2023, 4, 18)
@@ -156,3 +162,22 @@ def test_blanking_a_cue_keeps_the_rest_of_the_question_in_place() -> None:
     # "İ" lowercases to two characters: positions come from the question itself.
     windows, rest = question_windows("İstanbul deploy yesterday: what failed?", NOW)
     assert len(windows) == 1 and rest == "İstanbul deploy          : what failed?"
+
+
+@pytest.mark.parametrize(
+    ("question", "now", "kept"),
+    [
+        # The last day of "N days ago" is N days back: within reach up to
+        # QUESTION_REACH_DAYS + 1 (its end is then exactly the reach back).
+        (f"what broke {QUESTION_REACH_DAYS + 1} days ago?", NOW, True),
+        (f"what broke {QUESTION_REACH_DAYS + 2} days ago?", NOW, False),
+        # "next year" starts on 1 January: 62 days after 31 October.
+        ("what is planned for next year?", "2023-10-31T12:00:00.000000+00:00", True),
+        ("what is planned for next year?", "2023-10-30T12:00:00.000000+00:00", False),
+    ],
+)
+def test_the_reach_of_a_questions_cue_ends_where_it_says(
+    question: str, now: str, kept: bool
+) -> None:
+    assert QUESTION_REACH_DAYS == 62
+    assert bool(question_windows(question, now)[0]) is kept
