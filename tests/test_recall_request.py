@@ -146,3 +146,21 @@ def test_the_date_words_of_a_question_are_not_searched_as_words() -> None:
     assert bare.months == (10,) and ("october",) not in bare.undated_terms
     # No date named: no separate terms (the question's own are searched).
     assert check_request("alice", "what painting").undated_terms == ()
+
+
+def test_a_questions_own_cue_counts_from_today_unless_it_names_a_date() -> None:
+    from datetime import datetime, timedelta, timezone
+
+    today = datetime.now(timezone.utc).date()
+    req = check_request("alice", "what did we decide about the queue yesterday?")
+    assert len(req.windows) == 1
+    start, end = (datetime.fromisoformat(w).date() for w in req.windows[0])
+    # Yesterday, and a day either side of it (the asker's day is not UTC's).
+    assert (start, end) == (today - timedelta(days=2), today + timedelta(days=1))
+    assert ("yesterday",) not in req.undated_terms and ("queue",) in req.undated_terms
+    # A question naming a date: its cue counts from that date, so it names
+    # no window from today.
+    named = check_request("alice", "what broke yesterday, as said on October 13, 2023?")
+    assert named.windows == (
+        ("2023-10-12T00:00:00.000000+00:00", "2023-10-17T00:00:00.000000+00:00"),
+    )
