@@ -5,6 +5,7 @@ is the engine's (engine.py)."""
 
 from __future__ import annotations
 
+import functools
 import re
 import sqlite3
 from collections.abc import Callable
@@ -573,8 +574,8 @@ MIGRATIONS: list[str] = [
     """,
     # 21: each turn's Told Time (index_text.told.told_window), which recall's
     # dates lane matches a question's window against as well as the time the
-    # turn was said; computed in Python like 10, for the turns with a Time
-    # Cue's words in them (``told_window`` finds nothing in the others).
+    # turn was said; computed in Python like 10 (``told_window`` skips a text
+    # without a cue's words at the cost of a substring test).
     """
     ALTER TABLE turn_docs ADD COLUMN told_since TEXT;
     ALTER TABLE turn_docs ADD COLUMN told_until TEXT;
@@ -697,16 +698,13 @@ def _add_recall_functions(conn: sqlite3.Connection) -> None:
         "sg_only_asks", 2, lambda t, kind: only_asks(conversation_text(t or "", kind or ""))
     )
     conn.create_function("sg_tells_time", 1, lambda t: tells_time(t or ""))
-    for name, end in (("sg_told_since", 0), ("sg_told_until", 1)):
-        conn.create_function(
-            name,
-            3,
-            lambda t, kind, said, end=end: (
-                told[end]
-                if (told := told_window(conversation_text(t or "", kind or ""), said))
-                else None
-            ),
-        )
+    # A turn's Told Time, read once for both its ends: SQLite asks for the
+    # second with the same row, which the cache of one still holds.
+    told = functools.lru_cache(maxsize=1)(
+        lambda t, kind, said: told_window(conversation_text(t or "", kind or ""), said)
+    )
+    conn.create_function("sg_told_since", 3, lambda *row: (told(*row) or (None, None))[0])
+    conn.create_function("sg_told_until", 3, lambda *row: (told(*row) or (None, None))[1])
     conn.create_function("sg_has_long_word", 1, lambda t: has_long_word(t or ""))
 
 
