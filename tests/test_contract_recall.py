@@ -474,22 +474,17 @@ def test_a_turn_telling_of_the_named_time_is_found_by_it(graph: SessionsGraph) -
 def test_a_turn_without_its_own_time_tells_of_time_from_its_sessions_start(
     graph: SessionsGraph,
 ) -> None:
-    graph.record_session_start(
-        "s-told", user_id="alice", started_at=datetime(2023, 4, 18, 9, tzinfo=timezone.utc)
-    )
-    graph.record_actions(
+    started = datetime(2023, 4, 18, 9, tzinfo=timezone.utc)
+    turns(
+        graph,
         "s-told",
-        [
-            {
-                "action_id": "told-1",
-                "action_type": "user_message",
-                "text": "Next week we move the billing queue to RQ",
-            },
-            {"action_id": "told-2", "action_type": "user_message", "text": "billing queue is slow"},
-        ],
+        "alice",
+        "Next week we move the billing queue to RQ",
+        "billing queue is slow",
+        started_at=started,
     )
     hits = graph.recall("alice", "What happened to the billing queue on April 25, 2023?").hits
-    assert hits[0].action_id == "told-1" and "dates" in hits[0].lanes
+    assert hits[0].action_id == "s-told-0" and "dates" in hits[0].lanes
 
 
 def test_a_questions_own_time_cue_points_at_that_time_from_today(graph: SessionsGraph) -> None:
