@@ -105,13 +105,12 @@ def question_windows(question: str, now: str) -> tuple[list[tuple[str, str]], st
     if not any(part in question[:TOLD_CHARS].lower() for part in TOLD_PARTS):
         return [], question
     said = date.fromisoformat(now[:10])
-    reach = timedelta(days=QUESTION_REACH_DAYS)
+    reach, day = timedelta(days=QUESTION_REACH_DAYS), timedelta(days=1)
     windows, rest = [], question
     for match in re.finditer(_TOLD, question[:TOLD_CHARS], re.IGNORECASE):
         start, end = _span(match, said)
         if end < said - reach or start > said + reach:
             continue
-        day = timedelta(days=1)
         windows.append((_stamp(start - day), _stamp(end + day)))
         rest = rest[: match.start()] + " " * len(match[0]) + rest[match.end() :]
     return windows, rest
