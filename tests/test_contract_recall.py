@@ -426,6 +426,35 @@ def test_irregular_forms_match_each_other(graph: SessionsGraph) -> None:
     assert {h.action_id for h in child[:2]} == {"s-1-1", "s-2-1"}
 
 
+def test_compounds_are_found_open_hyphenated_or_closed(graph: SessionsGraph) -> None:
+    turns(graph, "s-open", "alice", "We set up the code base on Monday.")
+    turns(graph, "s-hyphen", "alice", "The smart-watch sync broke again.")
+    turns(graph, "s-closed", "alice", "The codebase setup took a week; the smartwatch app too.")
+    turns(graph, "s-other", "alice", "Lunch was late, the base camp was cold.")
+
+    def found(query: str) -> set[str | None]:
+        return {h.session_id for h in graph.recall("alice", query).hits}
+
+    assert found("codebase setup") >= {"s-open", "s-closed"}
+    assert found("code base set up") >= {"s-open", "s-closed"}
+    assert found("smartwatch") == {"s-hyphen", "s-closed"}
+    assert found("smart watch") >= {"s-hyphen", "s-closed"}
+
+
+def test_a_name_is_not_cut_into_a_common_phrase(graph: SessionsGraph) -> None:
+    """Halves under four letters would be searched as a phrase too:
+    "Melanie" as "mel anie", stemmed "mel ani", is what "Mel! Any news?" holds."""
+    turns(graph, "s-1", "alice", "Hey Mel! Any news on the move?")
+    assert graph.recall("alice", "Melanie").hits == []
+
+
+def test_a_memory_is_found_by_another_form_of_its_compound(graph: SessionsGraph) -> None:
+    graph.save_memory("alice", "Decided: the smart watch syncs nightly")
+    graph.save_memory("alice", "Decided: the watch strap is leather")
+    hits = graph.recall("alice", "smartwatch", scope="memories").hits
+    assert [h.text for h in hits] == ["Decided: the smart watch syncs nightly"]
+
+
 def test_cjk_text_is_recalled(graph: SessionsGraph) -> None:
     turns(graph, "s-jp", "alice", "我们在东京吃了寿司", "明天去大阪")
     turns(graph, "s-kr", "alice", "서울에서 회의를 했습니다")

@@ -54,6 +54,14 @@ def test_a_long_token_asked_for_is_shown_in_its_turns_snippet(graph: SessionsGra
     assert "東京の会議" in found["text"]
 
 
+def test_a_compound_asked_for_closed_is_shown_where_its_turn_writes_it_open(
+    graph: SessionsGraph,
+) -> None:
+    said(graph, "s-1", ("user_message", "p " * 1500 + "the smart watch sync " + "q " * 1500))
+    [found] = hits(graph, "smartwatch")
+    assert "smart watch sync" in found["text"]
+
+
 def test_a_turn_outside_an_exchange_shows_the_turn_before_and_after_it(
     graph: SessionsGraph,
 ) -> None:

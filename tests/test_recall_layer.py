@@ -269,7 +269,8 @@ def test_query_terms_add_the_other_irregular_forms_of_a_word() -> None:
         ("went",),
         ("gone",),
     ]
-    assert query_terms("the children met") == [("children",), ("met",), ("child",), ("meet",)]
+    # (then the compound forms: the cut "chil dren" no text holds, "childrenmet")
+    assert query_terms("the children met")[:4] == [("children",), ("met",), ("child",), ("meet",)]
     assert query_terms("did") == [("did",)]  # a stop word left alone is not expanded
 
 

@@ -28,7 +28,7 @@ hook's write path.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from sessions_graph.query import MAX_TOKEN_BYTES, is_cjk, split_cjk
 
@@ -62,6 +62,9 @@ QUESTION_WORDS = frozenset(
     describe considered consider ever
     """.split()
 )
+
+#: Words left out of a question's terms, and so out of its compounds.
+_LEFT_OUT = STOP_WORDS | QUESTION_WORDS
 
 
 def index_text(text: str) -> str:
@@ -130,20 +133,33 @@ def query_terms(text: str) -> list[tuple[str, ...]]:
     """The distinct search terms of a question, in order, stop words and
     question words left out (unless nothing else is left), then the other
     forms of its irregular words ("went" and "gone" for "go"; see
-    ``forms``). Each term is a tuple of index tokens, to be matched as a
-    phrase."""
+    ``forms``) and of its compounds ("road trip" for "roadtrip" and the
+    other way round; see ``compounds``). Each term is a tuple of index
+    tokens, to be matched as a phrase."""
     terms = list(dict.fromkeys(_raw_terms(text)))
-    content = [
-        t for t in terms if len(t) > 1 or (t[0] not in STOP_WORDS and t[0] not in QUESTION_WORDS)
-    ]
+    content = [t for t in terms if len(t) > 1 or t[0] not in _LEFT_OUT]
     if not content:
         return terms
     # Imported here: building the table is 0.5 ms that a hook which only
     # stores actions (and so imports this module) never needs.
+    from sessions_graph.index_text.compounds import compound_forms
     from sessions_graph.index_text.forms import OTHER_FORMS
 
     forms = [(f,) for t in content if len(t) == 1 for f in OTHER_FORMS.get(t[0], ())]
-    return list(dict.fromkeys(content + forms))
+    compounds = compound_forms(words(text), _LEFT_OUT)
+    return list(dict.fromkeys(content + forms + compounds))
+
+
+def is_pieces(term: Sequence[str]) -> bool:
+    """Whether a search term is one long word cut into pieces (not a phrase
+    of words or of CJK characters)."""
+    return len(term) > 1 and len("".join(term).encode("utf-8", "surrogatepass")) > MAX_TOKEN_BYTES
+
+
+def written(term: Sequence[str]) -> str:
+    """A search term as a text writes it: a long word's pieces and a CJK
+    bigram's characters joined back, a compound's halves with a space."""
+    return "".join(term) if is_pieces(term) or is_cjk(term[0][0]) else " ".join(term)
 
 
 def words(text: str) -> list[str]:

@@ -6,6 +6,7 @@ from typing import Any
 
 from sessions_graph.engines.base import Engine, Record
 from sessions_graph.errors import MemoryValidationError
+from sessions_graph.index_text.words import written
 from sessions_graph.interactions import NEUTRAL_WEIGHT, blend
 from sessions_graph.recall import fusion, lanes
 from sessions_graph.recall.exchange import Exchanges, text_key
@@ -86,11 +87,10 @@ def recall(
         return [turn.exchange or key, turn.text_key]
 
     hits = fusion.select(fused, places, group_of=group_of)
-    # What snippets are centred on: each term as the text writes it. A term's
-    # tokens are a long word's pieces or a CJK bigram's characters, so they
-    # join back without spaces (joined with one, a hash asked for was never
-    # found in its turn, and the snippet showed the turn's start instead).
-    words = ["".join(t) for t in req.terms]
+    # What snippets are centred on: each term as the text writes it (a hash
+    # asked for, its pieces joined with spaces, was never found in its turn,
+    # and the snippet showed the turn's start instead).
+    words = [written(t) for t in req.terms]
     for hit in hits:
         hit["feedback_weight"] = weights.get(hit.pop("key"), NEUTRAL_WEIGHT)
         merged = hit.pop("merged", [])

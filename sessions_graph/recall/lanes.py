@@ -186,9 +186,9 @@ def entities(engine: Engine, req: Request) -> list[Record]:
 
 
 def memories(engine: Engine, req: Request, limit: int) -> list[Record]:
-    # A long word's pieces (tokens of several characters; a CJK bigram's are
-    # one each) are joined back: memories are searched by the words written.
-    words = [Term(t if len(t[0]) == 1 else ("".join(t),)) for t in req.terms]
+    # A long word's pieces are joined back: memories are searched by the
+    # words written. (A CJK bigram and a compound's halves stay phrases.)
+    words = [Term(("".join(t),) if text_words.is_pieces(t) else t) for t in req.terms]
     node = words[0] if len(words) == 1 else Or(tuple(words))
     rows = engine.search_memories(req.user_id, node, max(limit * 3, 30))
     filters = req.turn_filters()
