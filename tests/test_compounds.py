@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from sessions_graph.index_text.compounds import MAX_CUT, compound_forms
+from sessions_graph.index_text.compounds import MAX_CUT, MAX_FORMS, compound_forms
 from sessions_graph.index_text.words import STOP_WORDS, query_terms, words
 
 
@@ -41,6 +41,7 @@ def test_a_word_ending_in_a_particle_is_cut_before_it(word: str, halves: tuple[s
         "lesson",  # "less on": "on" ends too many words to be a particle
         "protein",  # "prote in": nor "in"
         "goup",  # a particle after two letters
+        "books",  # "boo" + "ks": a plural, but not of a particle
         "sha256sum",  # digits: an identifier
         "größenordnung",  # not ASCII
         "a" * (MAX_CUT - 3) + "down",  # over MAX_CUT letters
@@ -104,3 +105,14 @@ def test_query_terms_end_with_the_compound_forms() -> None:
         ("smartw", "atch"),
     ]
     assert query_terms("what is it") == [("what",), ("is",), ("it",)]  # stop words only: as before
+
+
+def test_a_long_question_has_at_most_max_forms_the_first_words_first() -> None:
+    """A pasted log must not cost hundreds of look-ups: each word's forms,
+    in the question's order, distinct, up to ``MAX_FORMS``."""
+    many = " ".join(f"{w}base" for w in ("code", "data", "fire", "snow", "rain") * 4)
+    assert forms(many)[:2] == [("code", "base"), ("codebasedatabase",)]
+    assert len(forms("roadtrip roadtrip")) == len(forms("roadtrip")) + 1  # + "roadtriproadtrip"
+    long = " ".join(chr(97 + i) * 3 + "smartwatch" for i in range(20))
+    assert len(forms(long)) == MAX_FORMS
+    assert forms(long)[0] == ("aaas", "martwatch") and ("ttts", "martwatch") not in forms(long)

@@ -25,7 +25,6 @@ Any news?" holds that phrase).
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from itertools import pairwise
 
 #: Fewest letters of each half a closed word is cut into.
 MIN_HALF = 4
@@ -36,34 +35,40 @@ MIN_HALF = 4
 PARTICLES = frozenset({"up", "out", "off", "down", "over"})
 #: Fewest letters of a word a particle follows ("set up"; not "go on").
 MIN_HEAD = 3
-#: Longest word cut: a longer run of letters is an identifier, not a
-#: compound, and each cut is one more search term.
+#: Longest word cut, and longest word joined: a longer run of letters is
+#: an identifier, not a compound, and each cut is one more search term.
 MAX_CUT = 20
+#: Most compound forms of one question: each costs a look-up in the index,
+#: and a pasted log of a thousand characters would make hundreds (20 ms
+#: more on the embedded engine; with this bound, about 2).
+MAX_FORMS = 64
 
 
 def compound_forms(words: Sequence[str], stop_words: Collection[str]) -> list[tuple[str, ...]]:
     """The other compound forms of a question's ``words`` (lowercased, in
-    order): each closed word's halves as a phrase, each pair of adjacent
-    words joined, as search terms (tuples of index tokens), in order."""
-    forms: list[tuple[str, ...]] = []
-    for word in words:
-        if word in stop_words or not (word.isascii() and word.isalpha()) or len(word) > MAX_CUT:
+    order), as search terms (tuples of index tokens): word by word, its
+    halves as phrases, then it joined with the next word; distinct, the
+    first ``MAX_FORMS``."""
+    forms: dict[tuple[str, ...], None] = {}
+    for word, after in zip(words, [*words[1:], ""], strict=True):
+        if word in stop_words or not (word.isascii() and word.isalpha()):
             continue
-        for cut in range(MIN_HEAD, len(word) - 1):
-            head, tail = word[:cut], word[cut:]
-            if (len(head) >= MIN_HALF and len(tail) >= MIN_HALF) or _particle(tail):
-                forms.append((head, tail))
-    for first, second in pairwise(words):
+        if len(word) <= MAX_CUT:
+            for cut in range(MIN_HEAD, len(word) - 1):
+                head, tail = word[:cut], word[cut:]
+                if (len(head) >= MIN_HALF and len(tail) >= MIN_HALF) or _particle(tail):
+                    forms[(head, tail)] = None
+        joined = word + after
         if (
-            len(first) >= MIN_HEAD
-            and first not in stop_words
-            and (second not in stop_words or second in PARTICLES)
-            and (first + second).isascii()
-            and (first + second).isalpha()
-            and len(first) + len(second) <= MAX_CUT
+            after
+            and len(word) >= MIN_HEAD
+            and (after not in stop_words or after in PARTICLES)
+            and joined.isascii()
+            and joined.isalpha()
+            and len(joined) <= MAX_CUT
         ):
-            forms.append((first + second,))
-    return forms
+            forms[(joined,)] = None
+    return list(forms)[:MAX_FORMS]
 
 
 def _particle(tail: str) -> bool:
