@@ -103,11 +103,11 @@ def _pieces(token: str) -> list[str]:
     return pieces
 
 
-def _raw_terms(text: str) -> Iterator[tuple[str, ...]]:
-    """Every word of ``text`` as a term (a tuple of index tokens): a plain
-    word is one token, a long one its pieces, a CJK run its bigrams."""
-    for match in _WORD.finditer(text):
-        word = match.group().lower()
+def _raw_terms(said: list[str]) -> Iterator[tuple[str, ...]]:
+    """Every word of a text (``said``, its ``words``) as a term (a tuple of
+    index tokens): a plain word is one token, a long one its pieces, a CJK
+    run its bigrams."""
+    for word in said:
         if word.isascii():
             yield from _plain(word)
             continue
@@ -136,7 +136,8 @@ def query_terms(text: str) -> list[tuple[str, ...]]:
     ``forms``) and of its compounds ("road trip" for "roadtrip" and the
     other way round; see ``compounds``). Each term is a tuple of index
     tokens, to be matched as a phrase."""
-    terms = list(dict.fromkeys(_raw_terms(text)))
+    said = words(text)  # cut once: for the terms and for the compounds
+    terms = list(dict.fromkeys(_raw_terms(said)))
     content = [t for t in terms if len(t) > 1 or t[0] not in _LEFT_OUT]
     if not content:
         return terms
@@ -146,7 +147,7 @@ def query_terms(text: str) -> list[tuple[str, ...]]:
     from sessions_graph.index_text.forms import OTHER_FORMS
 
     forms = [(f,) for t in content if len(t) == 1 for f in OTHER_FORMS.get(t[0], ())]
-    compounds = compound_forms(words(text), _LEFT_OUT)
+    compounds = compound_forms(said, _LEFT_OUT)
     return list(dict.fromkeys(content + forms + compounds))
 
 
